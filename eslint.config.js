@@ -1,0 +1,148 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Import rules from docs/architecture: one-way dependencies between the folders of src/. */
+const restrict = (patterns) => ({
+  'no-restricted-imports': ['error', { patterns }],
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['eslint.config.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['src/cli.ts'],
+    rules: restrict([
+      { group: ['./core/*', './mock/*', './bench/*'], message: 'cli.ts imports commands/* only.' },
+    ]),
+  },
+  {
+    files: ['src/commands/**/*.ts'],
+    rules: restrict([
+      {
+        group: ['../core/*/**', '../core/!(index).js'],
+        message: 'commands import core through core/index.js only.',
+      },
+    ]),
+  },
+  {
+    files: ['src/mock/**/*.ts'],
+    rules: restrict([
+      {
+        group: [
+          '../commands/**',
+          '../bench/**',
+          '../core/!(protocol|errors.js)/**',
+          '../core/!(protocol|errors).js',
+          '../core/index.js',
+        ],
+        message: 'mock/ may import core/protocol and core/errors only.',
+      },
+    ]),
+  },
+  {
+    files: ['src/bench/**/*.ts'],
+    rules: restrict([
+      {
+        group: ['../core/**', '../mock/**', '../commands/**', '../cli.js'],
+        message: 'bench/ takes URLs; it imports nothing else from src.',
+      },
+    ]),
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      ...restrict([
+        {
+          group: [
+            '**/commands/**',
+            '**/mock/**',
+            '**/bench/**',
+            '**/cli.js',
+            'commander',
+            'cli-table3',
+          ],
+          message: 'core/ imports nothing outside core.',
+        },
+      ]),
+      'no-console': 'error',
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'exit',
+          message: 'core never exits the process; return errors.',
+        },
+      ],
+    },
+  },
+  // Leaves inside core may not reach up the layers.
+  {
+    files: ['src/core/errors.ts', 'src/core/protocol/**/*.ts', 'src/core/config/**/*.ts'],
+    rules: restrict([
+      {
+        group: [
+          '**/node/**',
+          '**/quota/**',
+          '**/routing/**',
+          '**/http/**',
+          '**/metrics.js',
+          '**/index.js',
+          '**/commands/**',
+          '**/mock/**',
+          '**/bench/**',
+        ],
+        message: 'core leaves (errors, protocol, config) import no higher layer.',
+      },
+    ]),
+  },
+  {
+    files: ['src/core/node/**/*.ts', 'src/core/quota/**/*.ts', 'src/core/metrics.ts'],
+    rules: restrict([
+      {
+        group: [
+          '**/routing/**',
+          '**/http/**',
+          '**/index.js',
+          '**/commands/**',
+          '**/mock/**',
+          '**/bench/**',
+        ],
+        message: 'node/quota/metrics sit below routing and http.',
+      },
+    ]),
+  },
+  {
+    files: ['src/core/routing/**/*.ts'],
+    rules: restrict([
+      {
+        group: ['**/http/**', '**/index.js', '**/commands/**', '**/mock/**', '**/bench/**'],
+        message: 'routing sits below http.',
+      },
+    ]),
+  },
+  {
+    files: ['**/*.test.ts', 'test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+    },
+  },
+);

@@ -1,0 +1,83 @@
+import {
+  MethodRegistry,
+  UNPRICED,
+  formatProblem,
+  loadConfig,
+  loadDotEnv,
+  priceOf,
+  priceSourceOf,
+} from '../core/index.js';
+import type { CommandIo, ExitCode } from './io.js';
+import { renderJson, renderTable } from './output.js';
+
+/** Flags of `cascade price`. */
+export interface PriceOptions {
+  readonly config?: string | undefined;
+  readonly json?: boolean | undefined;
+}
+
+/** One method on one node. */
+export interface PriceRow {
+  readonly method: string;
+  readonly node: string;
+  readonly tier: number;
+  /** Credits, or null when the node does not serve the method. */
+  readonly cost: number | null;
+  readonly source: 'routing' | 'custom' | 'unknown_method_cost' | null;
+}
+
+/** `cascade price METHOD…`: what each method costs on each node, in routing (tier) order. */
+export function runPrice(
+  methods: readonly string[],
+  options: PriceOptions,
+  io: CommandIo,
+): ExitCode {
+  loadDotEnv(io.cwd, io.env);
+  const registry = new MethodRegistry();
+  const result = loadConfig({ configPath: options.config, env: io.env, cwd: io.cwd, registry });
+  if (!result.config) {
+    for (const problem of result.errors) io.err(`error: ${formatProblem(problem)}`);
+    io.err(`${result.path}: fix the config first (cascade validate-config shows every problem)`);
+    return 1;
+  }
+  const nodes = [...result.config.nodes].sort((a, b) => a.tier - b.tier);
+  const rows: PriceRow[] = [];
+  for (const method of methods) {
+    const id = registry.idOf(method);
+    for (const node of nodes) {
+      const cost = priceOf(node.pricing, id);
+      rows.push({
+        method,
+        node: node.name,
+        tier: node.tier,
+        cost: cost === UNPRICED ? null : cost,
+        source: cost === UNPRICED ? null : (priceSourceOf(node.pricing, method) ?? null),
+      });
+    }
+  }
+  if (options.json) {
+    io.out(renderJson({ path: result.path, prices: rows }));
+    return 0;
+  }
+  io.out(
+    renderTable(
+      ['method', 'node', 'tier', 'credits', 'source'],
+      rows.map((row) => [
+        row.method,
+        row.node,
+        String(row.tier),
+        row.cost === null ? 'not priced (node skipped)' : row.cost.toLocaleString('en-US'),
+        row.source ?? '—',
+      ]),
+    ),
+  );
+  for (const method of methods) {
+    const first = rows.find((row) => row.method === method && row.cost !== null);
+    io.out(
+      first
+        ? `${method}: first choice ${first.node} (tier ${first.tier}) at ${first.cost} credit(s)`
+        : `${method}: no node prices it; requests for it get 502`,
+    );
+  }
+  return 0;
+}

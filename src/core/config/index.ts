@@ -1,0 +1,7 @@
+export * from './load-config.js';
+export * from './price-list.js';
+export * from './types.js';
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BATCH_SIZE, isLoopback } from './server-section.js';
+export { MAX_NODES } from './node-section.js';
+export { substituteEnv } from './env-substitution.js';
+export { redactUrl } from './redact-url.js';

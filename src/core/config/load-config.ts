@@ -1,0 +1,201 @@
+/**
+ * The one config loader every command shares: locate → read → parse → check shape → apply
+ * defaults → cross-field rules → load every price list. It collects every problem in one pass
+ * and never throws on bad input; `config` is present only when there are no errors.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
+import { parse } from 'smol-toml';
+import { MethodRegistry } from '../protocol/method-registry.js';
+import { MAX_NODES, readNodeFields, type NodeFields } from './node-section.js';
+import { loadPriceList } from './price-list.js';
+import { ProblemList } from './problem-list.js';
+import { readServerSection } from './server-section.js';
+import { describeType, isTable } from './toml-fields.js';
+import type { LoadResult, NodeConfig, PriceList } from './types.js';
+
+/** Where the config is looked for when neither --config nor CONFIG_PATH is given. */
+export const DEFAULT_CONFIG_PATH = 'config/balancer_config/config.toml';
+
+/** Inputs of one load. */
+export interface LoadConfigOptions {
+  /** `--config PATH`; wins over CONFIG_PATH. */
+  readonly configPath?: string | undefined;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Base for relative paths (config, price lists). Default: process.cwd(). */
+  readonly cwd?: string;
+  /** Method ids persist across reloads: pass the running server's registry. */
+  readonly registry?: MethodRegistry;
+}
+
+/** The config path by precedence: --config, then CONFIG_PATH, then the default. */
+export function resolveConfigPath(options: LoadConfigOptions): string {
+  const env = options.env ?? process.env;
+  const chosen = options.configPath ?? env.CONFIG_PATH ?? DEFAULT_CONFIG_PATH;
+  return path.resolve(options.cwd ?? process.cwd(), chosen);
+}
+
+/**
+ * Loads `.env` from `cwd` into `env` without overriding variables that are already set.
+ * A missing file is fine; returns the names it set.
+ */
+export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const file = path.join(cwd, '.env');
+  if (!existsSync(file)) return [];
+  const parsed = parseEnv(readFileSync(file, 'utf8'));
+  const set: string[] = [];
+  for (const [key, value] of Object.entries(parsed)) {
+    if (env[key] !== undefined) continue;
+    env[key] = value;
+    set.push(key);
+  }
+  return set;
+}
+
+function readDocument(file: string, problems: ProblemList): Record<string, unknown> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    problems.error(
+      file,
+      '',
+      code === 'ENOENT' ? 'config file not found' : `cannot read config file: ${String(err)}`,
+      'pass --config PATH or set CONFIG_PATH; config/balancer_config/config.example.toml is a starting point',
+    );
+    return undefined;
+  }
+  try {
+    return parse(text);
+  } catch (err) {
+    const message = (err as Error).message.split('\n')[0] ?? 'parse error';
+    const { line, column } = err as { line?: number; column?: number };
+    const where = line === undefined ? '' : ` (line ${line}, column ${column ?? 0})`;
+    problems.error(file, '', `not valid TOML${where}: ${message}`);
+    return undefined;
+  }
+}
+
+function readNodes(
+  doc: Record<string, unknown>,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  problems: ProblemList,
+): NodeFields[] {
+  const nodes = doc.nodes;
+  if (nodes === undefined) {
+    problems.error(
+      file,
+      'nodes',
+      'no [[nodes]] tables',
+      'add at least one [[nodes]] entry for an upstream',
+    );
+    return [];
+  }
+  if (!Array.isArray(nodes)) {
+    problems.error(
+      file,
+      'nodes',
+      `must be an array of tables, got ${describeType(nodes)}`,
+      'write each node as [[nodes]]',
+    );
+    return [];
+  }
+  if (nodes.length === 0) {
+    problems.warn(
+      file,
+      'nodes',
+      'the node list is empty; every request will get 502',
+      'add a [[nodes]] entry',
+    );
+  }
+  if (nodes.length > MAX_NODES) {
+    problems.error(
+      file,
+      'nodes',
+      `at most ${MAX_NODES} nodes are supported, config has ${nodes.length}`,
+      'remove some nodes or run several cascade instances',
+    );
+  }
+  const result: NodeFields[] = [];
+  const seen = new Map<string, number>();
+  nodes.forEach((entry: unknown, index) => {
+    if (!isTable(entry)) {
+      problems.error(
+        file,
+        `nodes[${index}]`,
+        `must be a table, got ${describeType(entry)}`,
+        'write each node as [[nodes]]',
+      );
+      return;
+    }
+    const fields = readNodeFields(entry, index, env, file, problems);
+    const name = typeof entry.name === 'string' ? entry.name : undefined;
+    if (name !== undefined) {
+      const first = seen.get(name);
+      if (first !== undefined) {
+        problems.error(
+          file,
+          `nodes[${index}].name`,
+          `two nodes share the name '${name}' (nodes[${first}] and nodes[${index}])`,
+          'node names must be unique; quotas and metrics are keyed by them',
+        );
+      } else {
+        seen.set(name, index);
+      }
+    }
+    if (fields) result.push(fields);
+  });
+  return result;
+}
+
+/** Loads and validates the balancer config and every price list it names. */
+export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const registry = options.registry ?? new MethodRegistry();
+  const file = resolveConfigPath({ ...options, env, cwd });
+  const problems = new ProblemList();
+  const doc = readDocument(file, problems);
+  if (!doc)
+    return { config: undefined, path: file, errors: problems.errors, warnings: problems.warnings };
+
+  for (const key of Object.keys(doc)) {
+    if (key !== 'server' && key !== 'nodes') {
+      problems.error(
+        file,
+        key,
+        'unknown top-level key',
+        key.startsWith('node')
+          ? "did you mean 'nodes'? Write each node as [[nodes]]"
+          : 'the config holds [server] and [[nodes]] only',
+      );
+    }
+  }
+  const server = readServerSection(doc, file, problems);
+  const fields = readNodes(doc, file, env, problems);
+  const priceLists = new Map<string, PriceList | undefined>();
+  const nodes: NodeConfig[] = [];
+  for (const node of fields) {
+    const absolute = path.resolve(cwd, node.providerPricingPath);
+    if (!priceLists.has(absolute)) {
+      priceLists.set(
+        absolute,
+        loadPriceList(absolute, node.providerPricingPath, registry, problems),
+      );
+    }
+    const pricing = priceLists.get(absolute);
+    if (!pricing) continue;
+    const { providerPricingPath: _unused, ...rest } = node;
+    const spilloverThreshold =
+      node.monthlyLimit === undefined
+        ? Infinity
+        : // BigInt keeps floor(limit × percent / 100) exact for limits near 2^53.
+          Number((BigInt(node.monthlyLimit) * BigInt(pricing.spilloverPercent)) / 100n);
+    nodes.push({ ...rest, pricing, spilloverThreshold });
+  }
+  const config = problems.errors.length === 0 && server ? { path: file, server, nodes } : undefined;
+  return { config, path: file, errors: problems.errors, warnings: problems.warnings };
+}

@@ -1,0 +1,202 @@
+import type { ProblemList } from './problem-list.js';
+import { redactUrl } from './redact-url.js';
+import { substituteEnv } from './env-substitution.js';
+import { isLoopback } from './server-section.js';
+import { FieldReader, type Table } from './toml-fields.js';
+
+/** At most this many nodes: the routing table stays small enough to walk on every request. */
+export const MAX_NODES = 64;
+const U32_MAX = 0xffffffff;
+
+const NODE_KEYS = [
+  'name',
+  'url',
+  'tier',
+  'rps_limit',
+  'max_concurrent',
+  'monthly_limit',
+  'reset_day',
+  'provider_pricing_path',
+] as const;
+
+/** A node entry after its own fields are checked, before its price list is loaded. */
+export interface NodeFields {
+  readonly name: string;
+  readonly url: string;
+  readonly redactedUrl: string;
+  readonly tier: number;
+  readonly rpsLimit: number;
+  readonly maxConcurrent: number;
+  readonly monthlyLimit: number | undefined;
+  readonly resetDay: number;
+  readonly providerPricingPath: string;
+}
+
+function readUrl(
+  raw: string | undefined,
+  name: string,
+  env: NodeJS.ProcessEnv,
+  at: { file: string; path: string; problems: ProblemList },
+): { url: string; redactedUrl: string } | undefined {
+  if (raw === undefined) return undefined;
+  const { file, path, problems } = at;
+  const sub = substituteEnv(raw, env);
+  for (const variable of sub.missing) {
+    problems.error(
+      file,
+      path,
+      `env var ${variable} is required but not set (node '${name}')`,
+      `export ${variable}=… or add it to .env in the working directory`,
+    );
+  }
+  for (const reference of sub.malformed) {
+    problems.error(
+      file,
+      path,
+      `malformed variable reference '${reference}' (node '${name}')`,
+      'write $NAME or ${NAME}',
+    );
+  }
+  if (sub.missing.length > 0 || sub.malformed.length > 0) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(sub.value);
+  } catch {
+    problems.error(
+      file,
+      path,
+      `invalid URL for node '${name}'`,
+      'write an absolute URL with its scheme, e.g. "http://127.0.0.1:8899"',
+    );
+    return undefined;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    problems.error(
+      file,
+      path,
+      `unsupported scheme '${parsed.protocol}' for node '${name}'`,
+      'cascade proxies http:// and https:// upstreams',
+    );
+    return undefined;
+  }
+  const redactedUrl = redactUrl(sub.masked);
+  const hasSecret = sub.masked.includes('***') || parsed.search !== '' || parsed.password !== '';
+  if (parsed.protocol === 'http:' && hasSecret && !isLoopback(parsed.hostname)) {
+    problems.warn(
+      file,
+      path,
+      `node '${name}' sends what looks like an API key over plain http`,
+      'use https://',
+    );
+  }
+  return { url: sub.value, redactedUrl };
+}
+
+/** Validates one `[[nodes]]` entry's own fields; returns undefined when any is wrong. */
+export function readNodeFields(
+  table: Table,
+  index: number,
+  env: NodeJS.ProcessEnv,
+  file: string,
+  problems: ProblemList,
+): NodeFields | undefined {
+  const before = problems.errors.length;
+  const prefix = `nodes[${index}]`;
+  const r = new FieldReader(table, file, prefix, problems);
+  const name = r.string(
+    'name',
+    true,
+    'every node needs a unique name; quotas and metrics are keyed by it',
+  );
+  const label = name ?? `#${index}`;
+  const urls = readUrl(
+    r.string('url', true, 'e.g. url = "https://host/?api-key=$API_KEY"'),
+    label,
+    env,
+    {
+      file,
+      path: `${prefix}.url`,
+      problems,
+    },
+  );
+  const tier = r.integer('tier', {
+    min: 0,
+    max: 255,
+    required: true,
+    hint: '0 is the highest priority',
+  });
+  const rpsValue = table.rps_limit;
+  if (rpsValue === 0) {
+    r.accept('rps_limit');
+    problems.error(
+      file,
+      `${prefix}.rps_limit`,
+      `RPS for node '${label}' cannot be 0`,
+      'set the provider rate limit in requests per second; omit the key for no limit',
+    );
+  }
+  const rpsLimit =
+    rpsValue === 0
+      ? undefined
+      : r.integer('rps_limit', {
+          min: 1,
+          max: U32_MAX,
+          required: false,
+          hint: 'requests per second; omit the key for no limit',
+        });
+  const maxConcurrent = r.integer('max_concurrent', {
+    min: 0,
+    max: U32_MAX,
+    required: false,
+    hint: 'requests in flight at once; omit the key for no limit',
+  });
+  const monthly = r.integer('monthly_limit', {
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    required: true,
+    hint: 'credits per billing period; 0 means unmetered',
+  });
+  const resetDay = r.integer('reset_day', {
+    min: 1,
+    max: 31,
+    required: false,
+    hint: `reset_day for node '${label}' must be 1..=31; a day past a short month's end means its last day`,
+  });
+  const pricing = r.string(
+    'provider_pricing_path',
+    true,
+    'path of the provider price list, e.g. "config/provider_config/helius.toml"',
+  );
+  r.rejectUnknown(NODE_KEYS);
+  if (name !== undefined && name.trim() === '') {
+    problems.error(file, `${prefix}.name`, 'must not be empty', 'give the node a unique name');
+  }
+  if (maxConcurrent === 0) {
+    problems.warn(
+      file,
+      `${prefix}.max_concurrent`,
+      `node '${label}' can never be used with max_concurrent = 0`,
+      'set it to at least 1, or remove the node',
+    );
+  }
+  if (
+    problems.errors.length > before ||
+    !name ||
+    !urls ||
+    tier === undefined ||
+    monthly === undefined ||
+    !pricing
+  ) {
+    return undefined;
+  }
+  return {
+    name,
+    ...urls,
+    tier,
+    rpsLimit: rpsLimit ?? Infinity,
+    maxConcurrent: maxConcurrent ?? Infinity,
+    monthlyLimit: monthly === 0 ? undefined : monthly,
+    resetDay: resetDay ?? 1,
+    providerPricingPath: pricing,
+  };
+}

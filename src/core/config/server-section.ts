@@ -1,0 +1,114 @@
+import type { ProblemList } from './problem-list.js';
+import { FieldReader, describeType, isTable, type Table } from './toml-fields.js';
+import type { ServerConfig } from './types.js';
+
+/** Default request-body cap: 2 MiB, as CascadeRPC. */
+export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** Default number of elements one JSON-RPC batch may carry. */
+export const DEFAULT_MAX_BATCH_SIZE = 100;
+
+const SERVER_KEYS = [
+  'host',
+  'port',
+  'enable_metrics',
+  'max_body_bytes',
+  'quotas_path',
+  'max_batch_size',
+  'metrics_port',
+  'admin_port',
+] as const;
+
+const PORT_HINT = 'a TCP port from 0 to 65535 (0 picks a free one)';
+
+/** Validates `[server]`; returns undefined when it has errors. */
+export function readServerSection(
+  doc: Table,
+  file: string,
+  problems: ProblemList,
+): ServerConfig | undefined {
+  const section = doc.server;
+  if (section === undefined) {
+    problems.error(
+      file,
+      'server',
+      'the [server] table is missing',
+      'add [server] with host and port',
+    );
+    return undefined;
+  }
+  if (!isTable(section)) {
+    problems.error(
+      file,
+      'server',
+      `must be a table, got ${describeType(section)}`,
+      'write [server]',
+    );
+    return undefined;
+  }
+  const before = problems.errors.length;
+  const r = new FieldReader(section, file, 'server', problems);
+  const host = r.string('host', true, 'e.g. host = "127.0.0.1" (or "0.0.0.0" for every interface)');
+  const port = r.integer('port', { min: 0, max: 65535, required: true, hint: PORT_HINT });
+  const enableMetrics = r.boolean('enable_metrics', false);
+  const maxBodyBytes = r.integer('max_body_bytes', {
+    min: 1024,
+    max: 1024 * 1024 * 1024,
+    required: false,
+    hint: 'bytes, from 1024 to 1 GiB; the default is 2 MiB',
+  });
+  const quotasPath = r.string('quotas_path', false, 'a file path, e.g. "quotas.json"');
+  const maxBatchSize = r.integer('max_batch_size', {
+    min: 1,
+    max: 100_000,
+    required: false,
+    hint: 'elements per JSON-RPC batch; the default is 100',
+  });
+  const metricsPort = r.integer('metrics_port', {
+    min: 0,
+    max: 65535,
+    required: false,
+    hint: PORT_HINT,
+  });
+  const adminPort = r.integer('admin_port', {
+    min: 0,
+    max: 65535,
+    required: false,
+    hint: PORT_HINT,
+  });
+  r.rejectUnknown(SERVER_KEYS);
+  if (host !== undefined && host.trim() === '') {
+    problems.error(file, 'server.host', 'must not be empty', 'e.g. host = "127.0.0.1"');
+  }
+  if (quotasPath !== undefined && quotasPath.trim() === '') {
+    problems.error(
+      file,
+      'server.quotas_path',
+      'must not be empty',
+      'omit it for quotas.json in the working directory',
+    );
+  }
+  if (problems.errors.length > before || host === undefined || port === undefined) return undefined;
+  if (enableMetrics && metricsPort === undefined && !isLoopback(host)) {
+    problems.warn(
+      file,
+      'server.enable_metrics',
+      `/metrics is served on ${host}, which is reachable from other machines`,
+      'set server.metrics_port to serve /metrics on 127.0.0.1 only, or keep the port behind a firewall',
+    );
+  }
+  return {
+    host,
+    port,
+    enableMetrics,
+    maxBodyBytes: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    quotasPath: quotasPath ?? 'quotas.json',
+    maxBatchSize: maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+    metricsPort,
+    adminPort,
+  };
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}

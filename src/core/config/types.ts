@@ -1,0 +1,89 @@
+/** One thing wrong (or suspicious) in a config or price-list file. */
+export interface ConfigProblem {
+  /** The file the problem is in. */
+  readonly file: string;
+  /** Exact key path, e.g. `nodes[2].rps_limit` or `routing.getBalanse`. Empty for the whole file. */
+  readonly path: string;
+  readonly message: string;
+  /** How to fix it. */
+  readonly hint?: string;
+}
+
+/** Where a node's price for a method comes from. */
+export type PriceSource = 'routing' | 'custom' | 'unknown_method_cost';
+
+/** Price-table value meaning "this node does not serve the method". */
+export const UNPRICED = 0xffffffff;
+
+/** A compiled provider price list. Shared by every node that names the same file. */
+export interface PriceList {
+  /** Absolute path of the file. */
+  readonly path: string;
+  /** Path as written in the config. */
+  readonly configuredPath: string;
+  readonly spilloverPercent: number;
+  /** Price of any method the list does not name; undefined = not served. */
+  readonly unknownMethodCost: number | undefined;
+  /** Price by method id for the ids that existed when the list was compiled. */
+  readonly table: Uint32Array;
+  /** Names priced explicitly, with their source (for `cascade price`). */
+  readonly named: ReadonlyMap<string, { readonly cost: number; readonly source: PriceSource }>;
+}
+
+/** The `[server]` table, defaults applied. */
+export interface ServerConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly enableMetrics: boolean;
+  readonly maxBodyBytes: number;
+  readonly quotasPath: string;
+  readonly maxBatchSize: number;
+  /** Separate loopback-only listener for /metrics; undefined = only on the main port. */
+  readonly metricsPort: number | undefined;
+  /** Loopback-only listener for admin routes (live quota numbers, resets); undefined = off. */
+  readonly adminPort: number | undefined;
+}
+
+/** One `[[nodes]]` entry, validated and resolved. */
+export interface NodeConfig {
+  readonly name: string;
+  /** The URL with env variables substituted. Carries secrets: never log it. */
+  readonly url: string;
+  /** The URL safe to print: env-derived parts and query values replaced by `***`. */
+  readonly redactedUrl: string;
+  readonly tier: number;
+  readonly rpsLimit: number;
+  readonly maxConcurrent: number;
+  /** Credits per billing period; undefined = unmetered (`monthly_limit = 0`). */
+  readonly monthlyLimit: number | undefined;
+  /** Usage past which the node is skipped; Infinity when unmetered. */
+  readonly spilloverThreshold: number;
+  readonly resetDay: number;
+  readonly pricing: PriceList;
+}
+
+/** A complete, valid configuration. */
+export interface Config {
+  /** Absolute path of the balancer config file. */
+  readonly path: string;
+  readonly server: ServerConfig;
+  readonly nodes: readonly NodeConfig[];
+}
+
+/** What the loader returns: never throws on bad input. */
+export interface LoadResult {
+  /** Present only when there are no errors. */
+  readonly config: Config | undefined;
+  /** The path it read (or tried to read). */
+  readonly path: string;
+  readonly errors: readonly ConfigProblem[];
+  readonly warnings: readonly ConfigProblem[];
+}
+
+/** Formats a problem as one line: `file: path: message — hint`. */
+export function formatProblem(problem: ConfigProblem): string {
+  const where = problem.path ? `${problem.file}: ${problem.path}` : problem.file;
+  return problem.hint
+    ? `${where}: ${problem.message} — ${problem.hint}`
+    : `${where}: ${problem.message}`;
+}

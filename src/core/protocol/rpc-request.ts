@@ -1,0 +1,100 @@
+import { scanMethod } from './method-scan.js';
+import type { MethodRegistry } from './method-registry.js';
+
+/** One element of a JSON-RPC batch, as routing and pricing see it. */
+export interface BatchElement {
+  /** Method name, or undefined when the element is not a valid request object. */
+  readonly method: string | undefined;
+  readonly methodId: number;
+  /** The element's `id` re-serialised as JSON text; undefined for a notification. */
+  readonly idJson: string | undefined;
+  /** The element itself (for re-serialising sub-batches). */
+  readonly value: unknown;
+}
+
+/**
+ * A request parsed once. `body` holds the client's bytes, forwarded verbatim for a single
+ * request; nothing downstream parses them again.
+ */
+export interface RpcRequest {
+  readonly body: Buffer;
+  /** Single-request method (the first element's for a batch). */
+  readonly method: string;
+  readonly methodId: number;
+  /** Present when the body is a JSON array. */
+  readonly batch: readonly BatchElement[] | undefined;
+}
+
+/** Why a body could not be routed. */
+export type RequestProblem = 'parse_error' | 'invalid_request' | 'empty_batch';
+
+export type ParseResult =
+  | { readonly ok: true; readonly request: RpcRequest }
+  | { readonly ok: false; readonly problem: RequestProblem; readonly idJson: string };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function idJsonOf(value: Record<string, unknown>): string | undefined {
+  if (!('id' in value)) return undefined;
+  const id = value.id;
+  if (typeof id === 'string' || typeof id === 'number' || id === null) return JSON.stringify(id);
+  return 'null';
+}
+
+function toElement(value: unknown, registry: MethodRegistry): BatchElement {
+  if (!isPlainObject(value) || typeof value.method !== 'string') {
+    return { method: undefined, methodId: -1, idJson: 'null', value };
+  }
+  const idJson = idJsonOf(value);
+  return { method: value.method, methodId: registry.idOf(value.method), idJson, value };
+}
+
+/**
+ * Reads a request body: the leading-byte scan first, `JSON.parse` when the scan is unsure.
+ * Never throws; bad bodies come back as a problem with the id to echo (`null` if unreadable).
+ */
+export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResult {
+  const scanned = scanMethod(body);
+  if (scanned !== undefined) {
+    return {
+      ok: true,
+      request: { body, method: scanned, methodId: registry.idOf(scanned), batch: undefined },
+    };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { ok: false, problem: 'parse_error', idJson: 'null' };
+  }
+  if (Array.isArray(parsed)) {
+    if (parsed.length === 0) return { ok: false, problem: 'empty_batch', idJson: 'null' };
+    const batch = parsed.map((value) => toElement(value, registry));
+    const first = batch[0]!;
+    return {
+      ok: true,
+      request: { body, method: first.method ?? '', methodId: first.methodId, batch },
+    };
+  }
+  if (!isPlainObject(parsed) || typeof parsed.method !== 'string') {
+    const idJson = isPlainObject(parsed) ? (idJsonOf(parsed) ?? 'null') : 'null';
+    return { ok: false, problem: 'parse_error', idJson };
+  }
+  const method = parsed.method;
+  return { ok: true, request: { body, method, methodId: registry.idOf(method), batch: undefined } };
+}
+
+/**
+ * The client's `id` as JSON text, for error bodies: read lazily (only failures pay for it),
+ * `null` when the body has no readable id.
+ */
+export function readIdJson(body: Buffer): string {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return isPlainObject(parsed) ? (idJsonOf(parsed) ?? 'null') : 'null';
+  } catch {
+    return 'null';
+  }
+}
