@@ -1,0 +1,133 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { RequestOutcome, type ProxyMetrics } from '../metrics.js';
+import type { ForwardHeaders } from '../node/http-transport.js';
+import { ERROR_MESSAGE, RPC_ERROR } from '../protocol/error-body.js';
+import type { MethodRegistry } from '../protocol/method-registry.js';
+import { parseRequest, readIdJson, type RpcRequest } from '../protocol/rpc-request.js';
+import { route, type RouteContext, type RouteResult } from '../routing/route.js';
+import { readBody } from './read-body.js';
+import { sendBytes, sendRpcError } from './respond.js';
+
+/** Client headers passed on to upstreams: tracing ids and client identification only. */
+export const FORWARDED_HEADERS = [
+  'traceparent',
+  'tracestate',
+  'x-request-id',
+  'solana-client',
+] as const;
+
+/** Everything the proxy route needs. */
+export interface ProxyHandlerContext {
+  readonly route: RouteContext;
+  readonly registry: MethodRegistry;
+  readonly metrics: ProxyMetrics;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly maxBodyBytes: number;
+  readonly accessLog: boolean;
+}
+
+function forwardHeaders(req: IncomingMessage): ForwardHeaders {
+  let headers: Record<string, string> | undefined;
+  for (const name of FORWARDED_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string') (headers ??= {})[name] = value;
+  }
+  return headers;
+}
+
+function finish(ctx: ProxyHandlerContext, startedAt: number, outcome: number): number {
+  const seconds = (ctx.clock.now() - startedAt) / 1000;
+  ctx.metrics.request(outcome, seconds);
+  return seconds;
+}
+
+function respondRouted(res: ServerResponse, request: RpcRequest, result: RouteResult): number {
+  if (result.kind === 'answer') {
+    sendBytes(res, result.status, result.contentType ?? 'application/json', result.body);
+    return RequestOutcome.forwarded;
+  }
+  const idJson = request.batch === undefined ? readIdJson(request.body) : 'null';
+  if (result.kind === 'timeout') {
+    sendRpcError(res, 504, RPC_ERROR.serverError, ERROR_MESSAGE.globalTimeout, idJson);
+    return RequestOutcome.timeout;
+  }
+  sendRpcError(res, 502, RPC_ERROR.serverError, ERROR_MESSAGE.allFailed, idJson);
+  return RequestOutcome.badGateway;
+}
+
+function logAccess(
+  ctx: ProxyHandlerContext,
+  request: RpcRequest,
+  result: RouteResult,
+  outcome: number,
+  seconds: number,
+): void {
+  ctx.logger.info(
+    {
+      method: request.batch ? `batch[${request.batch.length}]` : request.method,
+      node: result.kind === 'answer' ? result.node : null,
+      status: result.kind === 'answer' ? result.status : null,
+      attempts: result.attempts,
+      credits: result.credits,
+      outcome: ['forwarded', 'bad_request', 'bad_gateway', 'timeout'][outcome],
+      ms: Math.round(seconds * 1e4) / 10,
+    },
+    'request',
+  );
+}
+
+async function proxy(
+  body: Buffer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: ProxyHandlerContext,
+  startedAt: number,
+): Promise<void> {
+  const parsed = parseRequest(body, ctx.registry);
+  if (!parsed.ok) {
+    if (parsed.problem === 'empty_batch') {
+      sendRpcError(res, 400, RPC_ERROR.invalidRequest, ERROR_MESSAGE.invalidRequest, 'null');
+    } else {
+      sendRpcError(res, 400, RPC_ERROR.parseError, ERROR_MESSAGE.parseError, parsed.idJson);
+    }
+    finish(ctx, startedAt, RequestOutcome.badRequest);
+    return;
+  }
+  const result = await route(parsed.request, forwardHeaders(req), ctx.route);
+  const outcome = respondRouted(res, parsed.request, result);
+  const seconds = finish(ctx, startedAt, outcome);
+  if (ctx.accessLog) logAccess(ctx, parsed.request, result, outcome, seconds);
+}
+
+/** Handles POST / and POST /send-request: read → parse → route → respond → record. */
+export function handleProxy(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: ProxyHandlerContext,
+): void {
+  const startedAt = ctx.clock.now();
+  readBody(req, ctx.maxBodyBytes, (body, failure) => {
+    if (failure === 'too_large') {
+      // The rest of an oversized body is never read: close the connection after answering.
+      res.setHeader('connection', 'close');
+      sendRpcError(
+        res,
+        413,
+        RPC_ERROR.invalidRequest,
+        `Request body exceeds the ${ctx.maxBodyBytes}-byte limit (server.max_body_bytes)`,
+        'null',
+      );
+      res.once('finish', () => req.destroy());
+      finish(ctx, startedAt, RequestOutcome.badRequest);
+      return;
+    }
+    if (!body) return;
+    proxy(body, req, res, ctx, startedAt).catch((err: unknown) => {
+      ctx.logger.error({ err }, 'request failed unexpectedly');
+      sendRpcError(res, 500, -32603, 'Internal error', 'null');
+    });
+  });
+}

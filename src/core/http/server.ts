@@ -1,0 +1,268 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { MONOTONIC_CLOCK, type Clock } from '../clock.js';
+import type { Config, NodeConfig } from '../config/types.js';
+import { NOOP_METRICS, createPromMetrics, type ProxyMetrics } from '../metrics.js';
+import type { MethodRegistry } from '../protocol/method-registry.js';
+import type { RouteEvents } from '../routing/attempt.js';
+import { Topology, type TopologyDiff, type UsageProvider } from '../routing/topology.js';
+import { healthReport, type HealthReport } from './health.js';
+import { listen } from './listen.js';
+import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
+import { sendBytes, sendJson, sendStatus } from './respond.js';
+
+/** Whole-request budget, as CascadeRPC. */
+export const REQUEST_BUDGET_MS = 1000;
+/** Per-attempt deadline: half the budget, so a stalled node leaves time for another. */
+export const ATTEMPT_TIMEOUT_MS = 500;
+const RANK_INTERVAL_MS = 1000;
+/** How long shutdown waits for in-flight requests before closing their connections. */
+export const DRAIN_TIMEOUT_MS = 10_000;
+
+/** How to start a proxy server. */
+export interface ProxyServerOptions {
+  readonly config: Config;
+  readonly registry: MethodRegistry;
+  readonly logger: Logger;
+  readonly usage: UsageProvider;
+  readonly version: string;
+  /** Default: prom-client metrics when server.enable_metrics, else none. */
+  readonly metrics?: ProxyMetrics;
+  readonly clock?: Clock;
+  /** Override server.host / server.port (CLI flags). */
+  readonly host?: string | undefined;
+  readonly port?: number | undefined;
+  readonly accessLog?: boolean;
+  readonly budgetMs?: number;
+  readonly attemptTimeoutMs?: number;
+  /** Extra routes (admin, quota) tried before the 404. Return true when handled. */
+  readonly extraRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+}
+
+function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** The proxy: HTTP listener(s), topology, ranking loop, graceful shutdown. */
+export class ProxyServer {
+  readonly topology: Topology;
+  readonly metrics: ProxyMetrics;
+  readonly #options: ProxyServerOptions;
+  readonly #clock: Clock;
+  readonly #server: Server;
+  #metricsServer: Server | undefined;
+  readonly #handler: ProxyHandlerContext;
+  #config: Config;
+  #rankTimer: NodeJS.Timeout | undefined;
+  #inFlight = 0;
+  #drained: (() => void) | undefined;
+  #allDown = false;
+  #port = 0;
+  #metricsPort: number | undefined;
+
+  private constructor(options: ProxyServerOptions) {
+    this.#options = options;
+    this.#config = options.config;
+    this.#clock = options.clock ?? MONOTONIC_CLOCK;
+    const server = options.config.server;
+    this.metrics =
+      options.metrics ??
+      (server.enableMetrics ? createPromMetrics({ version: options.version }) : NOOP_METRICS);
+    this.topology = new Topology(options.config.nodes, {
+      usage: options.usage,
+      metrics: this.metrics,
+      clock: this.#clock,
+    });
+    const events: RouteEvents = {
+      penalized: (node, reason, seconds) =>
+        options.logger.warn({ node: node.name, reason, seconds }, 'node penalized'),
+      recovered: (node) => options.logger.info({ node: node.name }, 'node recovered'),
+    };
+    this.#handler = {
+      route: {
+        table: () => this.topology.table,
+        clock: this.#clock,
+        metrics: this.metrics,
+        events,
+        budgetMs: options.budgetMs ?? REQUEST_BUDGET_MS,
+        attemptTimeoutMs: options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      },
+      registry: options.registry,
+      metrics: this.metrics,
+      clock: this.#clock,
+      logger: options.logger,
+      maxBodyBytes: server.maxBodyBytes,
+      accessLog: options.accessLog ?? false,
+    };
+    this.#server = createServer(
+      { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
+      (req, res) => this.#onRequest(req, res),
+    );
+  }
+
+  /** Starts listening; rejects with a StartupError when the port cannot be bound. */
+  static async start(options: ProxyServerOptions): Promise<ProxyServer> {
+    const proxy = new ProxyServer(options);
+    const server = options.config.server;
+    const host = options.host ?? server.host;
+    proxy.#port = await listen(proxy.#server, host, options.port ?? server.port, 'proxy');
+    if (server.enableMetrics && server.metricsPort !== undefined) {
+      const metricsServer = createServer((req, res) => proxy.#onMetricsOnly(req, res));
+      proxy.#metricsServer = metricsServer;
+      try {
+        proxy.#metricsPort = await listen(
+          metricsServer,
+          '127.0.0.1',
+          server.metricsPort,
+          'metrics',
+        );
+      } catch (err) {
+        await proxy.close(0);
+        throw err;
+      }
+    }
+    proxy.metrics.setQuotaSource(() =>
+      proxy.topology.table.all.map((node) => ({
+        name: node.name,
+        used: node.usage.used,
+        threshold: node.config.spilloverThreshold,
+      })),
+    );
+    proxy.#tick();
+    proxy.#rankTimer = setInterval(() => proxy.#tick(), RANK_INTERVAL_MS);
+    proxy.#rankTimer.unref();
+    return proxy;
+  }
+
+  /** The bound port of the main listener. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /** The bound port of the loopback metrics listener, if any. */
+  get metricsPort(): number | undefined {
+    return this.#metricsPort;
+  }
+
+  get config(): Config {
+    return this.#config;
+  }
+
+  /** GET /health's document, now. */
+  health(): HealthReport {
+    return healthReport(this.topology.table, this.#clock.now());
+  }
+
+  /** Applies a reloaded config's nodes ([server] changes need a restart and are reported). */
+  reload(config: Config): { diff: TopologyDiff; serverChanged: string[] } {
+    const before = this.#config.server;
+    const after = config.server;
+    const serverChanged = (Object.keys(before) as Array<keyof typeof before>).filter(
+      (key) => before[key] !== after[key],
+    );
+    const { diff, retired } = this.topology.apply(config.nodes);
+    this.#config = { ...config, server: before };
+    for (const transport of retired) void transport.close().catch(() => undefined);
+    this.#tick();
+    return { diff, serverChanged };
+  }
+
+  /** The node configs now in force (config order). */
+  nodes(): readonly NodeConfig[] {
+    return this.topology.table.all.map((node) => node.config);
+  }
+
+  /** Stops accepting, lets in-flight requests finish (up to `drainMs`), then closes. */
+  async close(drainMs = DRAIN_TIMEOUT_MS): Promise<void> {
+    if (this.#rankTimer) clearInterval(this.#rankTimer);
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeIdleConnections();
+    if (this.#inFlight > 0 && drainMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, drainMs);
+        this.#drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.#server.closeAllConnections();
+    await closed;
+    if (this.#metricsServer) {
+      const metricsServer = this.#metricsServer;
+      metricsServer.closeAllConnections();
+      await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
+    }
+    await this.topology.close();
+  }
+
+  #tick(): void {
+    this.topology.rank();
+    const now = this.#clock.now();
+    const samples = this.topology.table.all.map((node) => ({
+      name: node.name,
+      tier: node.config.tier,
+      healthy: !node.penalty.isActive(now),
+      emaSeconds: node.ema.isMeasured ? node.ema.micros / 1e6 : NaN,
+    }));
+    this.metrics.publishHealth(samples);
+    const healthy = samples.filter((sample) => sample.healthy).length;
+    if (healthy === 0 && samples.length > 0 && !this.#allDown) {
+      this.#options.logger.error(
+        { nodes: samples.length },
+        'every node is penalized; requests fail open',
+      );
+    }
+    this.#allDown = healthy === 0 && samples.length > 0;
+  }
+
+  #onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const path = pathOf(req.url);
+    if (path === '/send-request' || path === '/') {
+      if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');
+      this.#track(res);
+      return handleProxy(req, res, this.#handler);
+    }
+    if (path === '/health') {
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return sendStatus(res, 405, 'Method Not Allowed', 'GET');
+      return sendJson(res, 200, this.health());
+    }
+    if (
+      path === '/metrics' &&
+      this.#config.server.enableMetrics &&
+      this.#metricsServer === undefined
+    ) {
+      return this.#serveMetrics(req, res);
+    }
+    if (this.#options.extraRoutes?.(req, res, path)) return;
+    sendStatus(res, 404, 'Not Found');
+  }
+
+  #onMetricsOnly(req: IncomingMessage, res: ServerResponse): void {
+    if (pathOf(req.url) === '/metrics') return this.#serveMetrics(req, res);
+    sendStatus(res, 404, 'Not Found');
+  }
+
+  #serveMetrics(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return sendStatus(res, 405, 'Method Not Allowed', 'GET');
+    this.metrics.render().then(
+      (text) => sendBytes(res, 200, this.metrics.contentType, text),
+      (err: unknown) => {
+        this.#options.logger.error({ err }, 'metrics rendering failed');
+        sendStatus(res, 500, 'metrics unavailable');
+      },
+    );
+  }
+
+  #track(res: ServerResponse): void {
+    this.#inFlight++;
+    res.once('close', () => {
+      this.#inFlight--;
+      if (this.#inFlight === 0) this.#drained?.();
+    });
+  }
+}

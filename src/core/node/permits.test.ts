@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { Permits } from './permits.js';
+
+describe('Permits', () => {
+  it('hands out at most max permits', () => {
+    const permits = new Permits(2);
+    expect(permits.tryAcquire()).toBe(true);
+    expect(permits.tryAcquire()).toBe(true);
+    expect(permits.tryAcquire()).toBe(false);
+    permits.release();
+    expect(permits.tryAcquire()).toBe(true);
+    expect(permits.peak).toBe(2);
+  });
+
+  it('max 0 never grants a permit', async () => {
+    const permits = new Permits(0);
+    expect(permits.tryAcquire()).toBe(false);
+    expect(await permits.waitFor(5)).toBe(false);
+  });
+
+  it('passes a released permit to waiters in FIFO order', async () => {
+    const permits = new Permits(1);
+    permits.tryAcquire();
+    const order: number[] = [];
+    const first = permits.waitFor(10_000).then((ok) => order.push(ok ? 1 : -1));
+    const second = permits.waitFor(10_000).then((ok) => order.push(ok ? 2 : -2));
+    permits.release();
+    await first;
+    permits.release();
+    await second;
+    expect(order).toEqual([1, 2]);
+    expect(permits.inFlight).toBe(1);
+  });
+
+  it('gives up waiting at the timeout and leaves the queue', async () => {
+    const permits = new Permits(1);
+    permits.tryAcquire();
+    expect(await permits.waitFor(1)).toBe(false);
+    permits.release();
+    expect(permits.inFlight).toBe(0);
+  });
+
+  it('raising max admits waiters; lowering it keeps in-flight permits', async () => {
+    const permits = new Permits(1);
+    permits.tryAcquire();
+    const waiting = permits.waitFor(10_000);
+    permits.setMax(2);
+    expect(await waiting).toBe(true);
+    expect(permits.inFlight).toBe(2);
+    permits.setMax(1);
+    permits.release();
+    expect(permits.inFlight).toBe(1);
+    expect(permits.tryAcquire()).toBe(false);
+  });
+});

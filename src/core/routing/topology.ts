@@ -1,0 +1,143 @@
+import type { Clock } from '../clock.js';
+import type { NodeConfig } from '../config/types.js';
+import type { ProxyMetrics } from '../metrics.js';
+import type { HttpTransport } from '../node/http-transport.js';
+import { UpstreamNode, type UsageCounter } from '../node/upstream-node.js';
+import { buildTable, type RoutingTable } from './routing-table.js';
+
+/** Where nodes get their usage slots (the quota ledger). */
+export interface UsageProvider {
+  counter(name: string): UsageCounter;
+}
+
+/** What a reload changed, for the one-line log. */
+export interface TopologyDiff {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  /** `name: field, field` for surviving nodes whose config changed. */
+  readonly changed: readonly string[];
+}
+
+const COMPARED_FIELDS = [
+  'url',
+  'tier',
+  'rpsLimit',
+  'maxConcurrent',
+  'monthlyLimit',
+  'resetDay',
+  'spilloverThreshold',
+] as const;
+const FIELD_LABEL: Record<(typeof COMPARED_FIELDS)[number], string> = {
+  url: 'url',
+  tier: 'tier',
+  rpsLimit: 'rps_limit',
+  maxConcurrent: 'max_concurrent',
+  monthlyLimit: 'monthly_limit',
+  resetDay: 'reset_day',
+  spilloverThreshold: 'spillover threshold',
+};
+
+function changedFields(before: NodeConfig, after: NodeConfig): string[] {
+  const fields: string[] = COMPARED_FIELDS.filter((key) => before[key] !== after[key]).map(
+    (key) => FIELD_LABEL[key],
+  );
+  if (before.pricing !== after.pricing && !samePrices(before, after)) fields.push('prices');
+  return fields;
+}
+
+function samePrices(a: NodeConfig, b: NodeConfig): boolean {
+  const x = a.pricing;
+  const y = b.pricing;
+  if (x.unknownMethodCost !== y.unknownMethodCost || x.named.size !== y.named.size) return false;
+  for (const [name, price] of x.named) if (y.named.get(name)?.cost !== price.cost) return false;
+  return true;
+}
+
+/**
+ * The live node set. Owns every UpstreamNode, publishes an immutable RoutingTable (swapped by
+ * reference on ranking and reload) and keeps a node's runtime state for as long as its name
+ * stays in the config.
+ */
+export class Topology {
+  #table: RoutingTable;
+  readonly #byName = new Map<string, UpstreamNode>();
+
+  constructor(
+    nodes: readonly NodeConfig[],
+    private readonly deps: {
+      readonly usage: UsageProvider;
+      readonly metrics: ProxyMetrics;
+      readonly clock: Clock;
+    },
+  ) {
+    const now = deps.clock.now();
+    const all = nodes.map((config) => this.#create(config, now));
+    this.#table = buildTable(all);
+  }
+
+  /** The current table (one property load). */
+  get table(): RoutingTable {
+    return this.#table;
+  }
+
+  /** A node by name. */
+  node(name: string): UpstreamNode | undefined {
+    return this.#byName.get(name);
+  }
+
+  /** Re-sorts by (tier, latency EMA) from state the traffic already produced. */
+  rank(): void {
+    this.#table = buildTable(this.#table.all);
+  }
+
+  /**
+   * Applies a reloaded node list: survivors keep their state under the new config, new names
+   * start fresh, removed names go. Returns the diff and the transports to close once their
+   * in-flight requests finish.
+   */
+  apply(nodes: readonly NodeConfig[]): { diff: TopologyDiff; retired: HttpTransport[] } {
+    const now = this.deps.clock.now();
+    const added: string[] = [];
+    const changed: string[] = [];
+    const retired: HttpTransport[] = [];
+    const next = nodes.map((config) => {
+      const existing = this.#byName.get(config.name);
+      if (!existing) {
+        added.push(config.name);
+        return this.#create(config, now);
+      }
+      const fields = changedFields(existing.config, config);
+      if (fields.length > 0) changed.push(`${config.name}: ${fields.join(', ')}`);
+      const old = existing.reconfigure(config, now);
+      if (old) retired.push(old);
+      return existing;
+    });
+    const keep = new Set(nodes.map((config) => config.name));
+    const removed: string[] = [];
+    for (const [name, node] of this.#byName) {
+      if (keep.has(name)) continue;
+      removed.push(name);
+      retired.push(node.transport);
+      this.#byName.delete(name);
+      this.deps.metrics.removeNode(name);
+    }
+    this.#table = buildTable(next);
+    return { diff: { added, removed, changed }, retired };
+  }
+
+  /** Closes every node's connections. */
+  async close(): Promise<void> {
+    await Promise.all(this.#table.all.map((node) => node.transport.close()));
+  }
+
+  #create(config: NodeConfig, now: number): UpstreamNode {
+    const node = new UpstreamNode(
+      config,
+      this.deps.usage.counter(config.name),
+      this.deps.metrics.forNode(config.name),
+      now,
+    );
+    this.#byName.set(config.name, node);
+    return node;
+  }
+}
