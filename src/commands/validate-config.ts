@@ -3,6 +3,7 @@ import {
   formatProblem,
   loadConfig,
   loadDotEnv,
+  type ConfigProblem,
   type LoadResult,
   type NodeConfig,
 } from '../core/index.js';
@@ -34,6 +35,16 @@ function nodeJson(node: NodeConfig, cwd: string) {
     price_list: path.relative(cwd, node.pricing.path) || node.pricing.path,
     methods_priced: node.pricing.named.size,
     unknown_method_cost: node.pricing.unknownMethodCost ?? null,
+  };
+}
+
+/** A problem for --json: always the same four keys (`hint` null when there is none). */
+function problemJson(problem: ConfigProblem) {
+  return {
+    file: problem.file,
+    path: problem.path,
+    message: problem.message,
+    hint: problem.hint ?? null,
   };
 }
 
@@ -88,8 +99,8 @@ export function runValidateConfig(options: ValidateConfigOptions, io: CommandIo)
       renderJson({
         ok: result.config !== undefined,
         path: result.path,
-        errors: result.errors,
-        warnings: result.warnings,
+        errors: result.errors.map(problemJson),
+        warnings: result.warnings.map(problemJson),
         nodes: result.config?.nodes.map((node) => nodeJson(node, io.cwd)) ?? [],
       }),
     );

@@ -46,7 +46,10 @@ export function substituteEnv(text: string, env: NodeJS.ProcessEnv): Substitutio
       const close = text.indexOf('}', i + 2);
       const inner = close === -1 ? '' : text.slice(i + 2, close);
       if (close === -1 || inner.length === 0 || readName(inner, 0) !== inner.length) {
-        malformed.push(close === -1 ? text.slice(i) : text.slice(i, close + 1));
+        // Unterminated: quote only `${NAME`, not the rest of the URL (it may hold a key).
+        malformed.push(
+          close === -1 ? text.slice(i, readName(text, i + 2)) : text.slice(i, close + 1),
+        );
         value += ch;
         masked += ch;
         i++;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { parse } from 'smol-toml';
 import { MethodRegistry } from '../protocol/method-registry.js';
+import { closestMatch } from './did-you-mean.js';
 import { MAX_NODES, readNodeFields, type NodeFields } from './node-section.js';
 import { loadPriceList } from './price-list.js';
 import { ProblemList } from './problem-list.js';
@@ -17,6 +18,7 @@ import type { LoadResult, NodeConfig, PriceList } from './types.js';
 
 /** Where the config is looked for when neither --config nor CONFIG_PATH is given. */
 export const DEFAULT_CONFIG_PATH = 'config/balancer_config/config.toml';
+const TOP_LEVEL_KEYS: readonly string[] = ['server', 'nodes'];
 
 /** Inputs of one load. */
 export interface LoadConfigOptions {
@@ -32,7 +34,8 @@ export interface LoadConfigOptions {
 /** The config path by precedence: --config, then CONFIG_PATH, then the default. */
 export function resolveConfigPath(options: LoadConfigOptions): string {
   const env = options.env ?? process.env;
-  const chosen = options.configPath ?? env.CONFIG_PATH ?? DEFAULT_CONFIG_PATH;
+  // An empty CONFIG_PATH (`CONFIG_PATH= cascade …`) means unset, not "the working directory".
+  const chosen = options.configPath ?? (env.CONFIG_PATH || DEFAULT_CONFIG_PATH);
   return path.resolve(options.cwd ?? process.cwd(), chosen);
 }
 
@@ -163,14 +166,17 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
     return { config: undefined, path: file, errors: problems.errors, warnings: problems.warnings };
 
   for (const key of Object.keys(doc)) {
-    if (key !== 'server' && key !== 'nodes') {
+    if (!TOP_LEVEL_KEYS.includes(key)) {
+      const guess = key.startsWith('node') ? 'nodes' : closestMatch(key, TOP_LEVEL_KEYS);
       problems.error(
         file,
         key,
         'unknown top-level key',
-        key.startsWith('node')
+        guess === 'nodes'
           ? "did you mean 'nodes'? Write each node as [[nodes]]"
-          : 'the config holds [server] and [[nodes]] only',
+          : guess
+            ? `did you mean '${guess}'?`
+            : 'the config holds [server] and [[nodes]] only',
       );
     }
   }

@@ -160,7 +160,8 @@ export function readNodeFields(
     min: 1,
     max: 31,
     required: false,
-    hint: `reset_day for node '${label}' must be 1..=31; a day past a short month's end means its last day`,
+    hint: "the day of the month usage resets; a day past a short month's end means its last day",
+    outOfRange: (day) => `reset_day for node '${label}' must be 1..=31, got ${day}`,
   });
   const pricing = r.string(
     'provider_pricing_path',

@@ -5,6 +5,7 @@
  * list has none — whatever order methods were interned in.
  */
 import { readFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { parse } from 'smol-toml';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import { closestMatch } from './did-you-mean.js';
@@ -79,7 +80,15 @@ export function loadPriceList(
   } catch (err) {
     const reason =
       (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(err);
-    problems.error(absolutePath, '', `cannot read price list: ${reason}`);
+    const relative = !isAbsolute(configuredPath);
+    problems.error(
+      absolutePath,
+      '',
+      `cannot read price list: ${reason}`,
+      relative
+        ? `provider_pricing_path "${configuredPath}" is relative, so it is read from the working directory; start cascade from the directory it is relative to, or write an absolute path`
+        : 'check provider_pricing_path',
+    );
     return undefined;
   }
   let doc: Record<string, unknown>;
@@ -107,6 +116,7 @@ export function loadPriceList(
         max: 100,
         required: false,
         hint: 'the share of monthly_limit to spend before spilling over, e.g. 95',
+        outOfRange: (percent) => `spillover_percent must be in 1..=100, got ${percent}`,
       }) ?? 95;
     unknownMethodCost = reader.integer('unknown_method_cost', {
       min: 0,

@@ -1,9 +1,12 @@
+import { isIPv4 } from 'node:net';
 import type { ProblemList } from './problem-list.js';
 import { FieldReader, describeType, isTable, type Table } from './toml-fields.js';
 import type { ServerConfig } from './types.js';
 
 /** Default request-body cap: 2 MiB, as CascadeRPC. */
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** Default seconds between quotas.json writes (CascadeRPC's flush period). */
+export const DEFAULT_QUOTA_FLUSH_SECONDS = 60;
 /** Default number of elements one JSON-RPC batch may carry. */
 export const DEFAULT_MAX_BATCH_SIZE = 100;
 
@@ -16,6 +19,7 @@ const SERVER_KEYS = [
   'max_batch_size',
   'metrics_port',
   'admin_port',
+  'quota_flush_seconds',
 ] as const;
 
 const PORT_HINT = 'a TCP port from 0 to 65535 (0 picks a free one)';
@@ -75,6 +79,12 @@ export function readServerSection(
     required: false,
     hint: PORT_HINT,
   });
+  const quotaFlushSeconds = r.integer('quota_flush_seconds', {
+    min: 1,
+    max: 86_400,
+    required: false,
+    hint: 'seconds between quotas.json writes; a crash loses at most this much usage (default 60)',
+  });
   r.rejectUnknown(SERVER_KEYS);
   if (host !== undefined && host.trim() === '') {
     problems.error(file, 'server.host', 'must not be empty', 'e.g. host = "127.0.0.1"');
@@ -105,10 +115,12 @@ export function readServerSection(
     maxBatchSize: maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
     metricsPort,
     adminPort,
+    quotaFlushSeconds: quotaFlushSeconds ?? DEFAULT_QUOTA_FLUSH_SECONDS,
   };
 }
 
-/** True for addresses only this machine can reach. */
+/** True for addresses only this machine can reach (`[::1]` as URL.hostname writes it, too). */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  return bare === 'localhost' || bare === '::1' || (isIPv4(bare) && bare.startsWith('127.'));
 }

@@ -79,7 +79,14 @@ export class FieldReader {
    */
   integer(
     key: string,
-    range: { min: number; max: number; required: boolean; hint?: string },
+    range: {
+      min: number;
+      max: number;
+      required: boolean;
+      hint?: string;
+      /** Message for a whole number outside [min, max] (default "must be between …"). */
+      outOfRange?: (value: number) => string;
+    },
   ): number | undefined {
     this.#seen.add(key);
     const value = this.table[key];
@@ -101,7 +108,7 @@ export class FieldReader {
       this.problems.error(
         this.file,
         path,
-        `must be between ${range.min} and ${range.max}, got ${value}`,
+        range.outOfRange?.(value) ?? `must be between ${range.min} and ${range.max}, got ${value}`,
         range.hint,
       );
       return undefined;

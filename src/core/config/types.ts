@@ -42,6 +42,8 @@ export interface ServerConfig {
   readonly metricsPort: number | undefined;
   /** Loopback-only listener for admin routes (live quota numbers, resets); undefined = off. */
   readonly adminPort: number | undefined;
+  /** Seconds between quotas.json writes (and billing-period checks). */
+  readonly quotaFlushSeconds: number;
 }
 
 /** One `[[nodes]]` entry, validated and resolved. */

@@ -1,0 +1,207 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { requestBodyText } from '../../../test/helpers/json-rpc-arbitraries.js';
+import { MethodRegistry, UNKNOWN_METHOD_ID } from './method-registry.js';
+import { parseRequest, readIdJson, type ParseResult, type RpcRequest } from './rpc-request.js';
+
+const registry = new MethodRegistry();
+const parse = (text: string): ParseResult => parseRequest(Buffer.from(text, 'utf8'), registry);
+
+function request(text: string): RpcRequest {
+  const result = parse(text);
+  if (!result.ok) throw new Error(`expected ${text} to parse, got ${result.problem}`);
+  return result.request;
+}
+
+describe('parseRequest: single requests', () => {
+  it.each<[string, string, string]>([
+    ['the fast path', '{"method":"getBalance","id":1}', 'getBalance'],
+    [
+      'a method that is not the first key',
+      '{"jsonrpc":"2.0","id":1,"method":"getSlot"}',
+      'getSlot',
+    ],
+    ['an escaped name', '{"method":"get\\u0053lot"}', 'getSlot'],
+    ['an escaped name after other keys', '{"id":1,"method":"\\u0067etSlot"}', 'getSlot'],
+    ['a non-ASCII name', '{"method":"gétBalance"}', 'gétBalance'],
+    ['an astral name', '{"method":"\\ud83d\\ude00"}', '😀'],
+    ['a long name', `{"method":"${'x'.repeat(5000)}"}`, 'x'.repeat(5000)],
+    ['an empty name', '{"method":""}', ''],
+    ['an escaped key', '{"\\u006dethod":"getBalance"}', 'getBalance'],
+    ['trailing whitespace', '{"id":1,"method":"getSlot"} \n', 'getSlot'],
+    [
+      'a repeated, escaped method key',
+      '{"method":"getHealth","\\u006dethod":"getLargestAccounts"}',
+      'getLargestAccounts',
+    ],
+    ['a nested method key', '{"method":"getSlot","params":{"method":"x"}}', 'getSlot'],
+    [
+      'a repeated method key (last wins, as JSON.parse)',
+      '{"method":"getHealth","method":"getLargestAccounts"}',
+      'getLargestAccounts',
+    ],
+  ])('reads the method from %s', (_case, text, method) => {
+    const parsed = request(text);
+    expect(parsed.method).toBe(method);
+    expect(parsed.methodId).toBe(registry.idOf(method));
+    expect(parsed.batch).toBeUndefined();
+  });
+
+  it('keeps the exact request bytes', () => {
+    const body = Buffer.from('{"method":"getBalance","params":["addr"],"id":9}');
+    const result = parseRequest(body, registry);
+    expect(result.ok && result.request.body).toBe(body);
+  });
+
+  it('resolves standard, case-different and unknown names to the right ids', () => {
+    expect(request('{"method":"getBalance"}').methodId).toBe(registry.idOf('getBalance'));
+    expect(request('{"method":"getBalance"}').methodId).not.toBe(UNKNOWN_METHOD_ID);
+    expect(request('{"method":"getbalance"}').methodId).toBe(UNKNOWN_METHOD_ID);
+    expect(request('{"method":"eth_call"}').methodId).toBe(registry.idOf('eth_call'));
+    expect(request('{"method":"Unknown"}').methodId).toBe(UNKNOWN_METHOD_ID);
+  });
+
+  it('resolves custom names interned in the registry it is given', () => {
+    const own = new MethodRegistry();
+    const id = own.intern('acme_getFoo');
+    const result = parseRequest(Buffer.from('{"method":"acme_getFoo"}'), own);
+    expect(result.ok && result.request.methodId).toBe(id);
+  });
+
+  it.each<[string, string, string]>([
+    ['invalid JSON', '{"method":', 'null'],
+    ['an empty body', '', 'null'],
+    ['a number', '5', 'null'],
+    ['a string', '"getBalance"', 'null'],
+    ['null', 'null', 'null'],
+    ['trailing garbage', '{"id":1,"method":"getSlot"} x', 'null'],
+    ['no method', '{"id":7}', '7'],
+    ['a numeric method', '{"id":"a","method":5}', '"a"'],
+    ['a null method', '{"id":null,"method":null}', 'null'],
+    ['an object id and no method', '{"id":{"x":1}}', 'null'],
+    ['a raw control character in the method', '{"id":3,"method":"a\u0001b"}', 'null'],
+  ])('rejects %s as a parse error echoing id %s', (_case, text, idJson) => {
+    expect(parse(text)).toEqual({ ok: false, problem: 'parse_error', idJson });
+  });
+});
+
+describe('parseRequest: batches', () => {
+  it('parses each element of a batch', () => {
+    const parsed = request(
+      '[{"jsonrpc":"2.0","id":1,"method":"getBalance"}, {"id":"b","method":"getSlot"},' +
+        '{"method":"acme_notify"}]',
+    );
+    expect(parsed.method).toBe('getBalance');
+    expect(parsed.methodId).toBe(registry.idOf('getBalance'));
+    expect(
+      parsed.batch!.map(({ method, methodId, idJson }) => ({ method, methodId, idJson })),
+    ).toEqual([
+      { method: 'getBalance', methodId: registry.idOf('getBalance'), idJson: '1' },
+      { method: 'getSlot', methodId: registry.idOf('getSlot'), idJson: '"b"' },
+      { method: 'acme_notify', methodId: UNKNOWN_METHOD_ID, idJson: undefined },
+    ]);
+    expect(parsed.batch![1]!.value).toEqual({ id: 'b', method: 'getSlot' });
+  });
+
+  it('reads a one-element batch as a batch', () => {
+    const parsed = request('[{"id":1,"method":"getSlot"}]');
+    expect(parsed.batch).toHaveLength(1);
+    expect(parsed.method).toBe('getSlot');
+  });
+
+  it('rejects an empty batch', () => {
+    expect(parse('[]')).toEqual({ ok: false, problem: 'empty_batch', idJson: 'null' });
+    expect(parse(' [ ] ')).toEqual({ ok: false, problem: 'empty_batch', idJson: 'null' });
+  });
+
+  it('marks elements that are not request objects', () => {
+    const parsed = request(
+      '[1, "getBalance", null, [], {"id":4,"method":5}, {"id":5,"method":"getSlot"}]',
+    );
+    expect(
+      parsed.batch!.map(({ method, methodId, idJson }) => ({ method, methodId, idJson })),
+    ).toEqual([
+      { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: 'null' },
+      { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: 'null' },
+      { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: 'null' },
+      { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: 'null' },
+      { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: 'null' },
+      { method: 'getSlot', methodId: registry.idOf('getSlot'), idJson: '5' },
+    ]);
+    expect(parsed.method).toBe('');
+  });
+
+  it('does not route CascadeRPC\'s ["getBalance"] quirk as a getBalance call', () => {
+    const parsed = request('["getBalance"]');
+    expect(parsed.batch).toEqual([
+      { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: 'null', value: 'getBalance' },
+    ]);
+  });
+
+  it('rejects a batch that is not valid JSON', () => {
+    expect(parse('[{"method":"getSlot"},')).toEqual({
+      ok: false,
+      problem: 'parse_error',
+      idJson: 'null',
+    });
+  });
+});
+
+describe('parseRequest (property)', () => {
+  it('returns exactly the method JSON.parse sees for any object with a string method', () => {
+    fc.assert(
+      fc.property(requestBodyText, (text) => {
+        const parsed = JSON.parse(text) as { method: string };
+        const result = parseRequest(Buffer.from(text, 'utf8'), registry);
+        expect(result.ok).toBe(true);
+        if (!result.ok) return;
+        expect(result.request.method).toBe(parsed.method);
+        expect(result.request.methodId).toBe(registry.idOf(parsed.method));
+        expect(result.request.batch).toBeUndefined();
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('returns the method of any JSON object with a string method, however serialised', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 })),
+        fc.string({ unit: 'binary' }),
+        fc.nat(8),
+        (rest, method, indent) => {
+          const text = JSON.stringify({ ...rest, method }, null, indent);
+          const result = parseRequest(Buffer.from(text, 'utf8'), registry);
+          expect(result.ok && result.request.method).toBe(method);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('never throws on arbitrary bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        expect(() => parseRequest(Buffer.from(bytes), registry)).not.toThrow();
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('readIdJson', () => {
+  it.each<[string, string]>([
+    ['{"id":1,"method":"x"}', '1'],
+    ['{"id":"abc"}', '"abc"'],
+    ['{"id":null}', 'null'],
+    ['{"id":1.5}', '1.5'],
+    ['{"id":true}', 'null'],
+    ['{"id":[1]}', 'null'],
+    ['{"method":"x"}', 'null'],
+    ['[{"id":1}]', 'null'],
+    ['not json', 'null'],
+    ['', 'null'],
+  ])('reads the id of %s as %s', (text, idJson) => {
+    expect(readIdJson(Buffer.from(text))).toBe(idJson);
+  });
+});
