@@ -8,7 +8,7 @@ const restrict = (patterns) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'results/**'] },
+  { ignores: ['dist/**', 'dist-scripts/**', 'node_modules/**', 'coverage/**', 'results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

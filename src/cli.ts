@@ -3,7 +3,7 @@
  * The `cascade` executable: declares every subcommand and imports its module only when it
  * runs, so `cascade --help` and light commands start fast.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { packageVersion } from './commands/version.js';
 
 const program = new Command();
@@ -19,6 +19,24 @@ program
   .showSuggestionAfterError()
   .exitOverride()
   .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+interface ServeFlags {
+  config?: string;
+  host?: string;
+  port?: number;
+  demo?: boolean;
+  accessLog?: boolean;
+  quotas?: string;
+}
+
+/** Parses a --port value, rejecting anything but a whole number 0–65535. */
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new InvalidArgumentError(`'${value}' is not a port; use a whole number from 0 to 65535.`);
+  }
+  return port;
+}
 
 const configOption = () =>
   new Option(
@@ -60,6 +78,133 @@ program
     ]);
     await runAction((io) => runPrice(methods, options, io));
   });
+
+program
+  .command('serve')
+  .description('run the proxy (POST / and /send-request, GET /health, GET /metrics)')
+  .addOption(configOption())
+  .option('--host <host>', 'listen address (overrides server.host)')
+  .option('--port <port>', 'listen port (overrides server.port)', parsePort)
+  .option('--demo', 'start six mock nodes in-process and serve in front of them (no keys needed)')
+  .option('--access-log', 'log one line per request (method, node, attempts, outcome, ms, credits)')
+  .option('--quotas <path>', 'usage file (overrides server.quotas_path)')
+  .addHelpText(
+    'after',
+    '\nExamples:\n  cascade serve --demo\n  cascade serve --config config/balancer_config/config.toml --port 8080\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
+  )
+  .action(async (options: ServeFlags) => {
+    const [{ runAction }, { runServe }] = await Promise.all([
+      import('./commands/run-action.js'),
+      import('./commands/serve.js'),
+    ]);
+    await runAction((io) => runServe(options, io));
+  });
+
+interface MockNodesFlags {
+  config?: string;
+  delays?: string;
+  jitter?: string;
+  responseBytes?: string;
+  tls?: boolean;
+  rtt?: string;
+  fault?: string;
+  faultStatus?: string;
+  faultBody?: string;
+  retryAfter?: string;
+  rpcCode?: string;
+  failureRate?: string;
+  failFirst?: string;
+  nodes?: string;
+  quiet?: boolean;
+}
+
+program
+  .command('mock-nodes')
+  .description('run mock upstream RPC nodes (Solana + EVM methods) for demos, tests and benches')
+  .option(
+    '-c, --config <path>',
+    'start one mock per local node of this config (default: mock_nodes.toml)',
+  )
+  .option('--delays <ms,ms,...>', 'latency per node in config order (missing = 0)')
+  .option('--jitter <ms>', 'extra latency, uniform in [0, ms)')
+  .option('--response-bytes <n>', 'pad every answer to about n bytes')
+  .option('--tls', 'serve https with a generated self-signed certificate')
+  .option('--rtt <ms>', 'simulate a network round trip (new connections pay the handshake)')
+  .option(
+    '--fault <kind>',
+    'none|http|rpc_error|invalid_json|empty|stall|close|stall_body|truncate',
+  )
+  .option('--fault-status <code>', 'HTTP status of the fault (http: default 503)')
+  .option('--fault-body <text>', 'body of an http fault (default empty)')
+  .option('--retry-after <s>', 'Retry-After header of an http fault')
+  .option('--rpc-code <code>', 'JSON-RPC error code of an rpc_error fault (default -32005)')
+  .option('--failure-rate <0..1>', 'fraction of requests that get the fault (default 1)')
+  .option('--fail-first <n>', 'only the first n requests get the fault, then the node recovers')
+  .option('--nodes <name,...>', 'apply the fault to these nodes only')
+  .option('--quiet', 'no requests/s line every 5 s')
+  .addHelpText(
+    'after',
+    '\nExamples:\n  cascade mock-nodes --delays 3,5,7,9,12,20\n  cascade mock-nodes --fault http --fault-status 429 --retry-after 7 --nodes Helius-1\n  cascade mock-nodes --config my.toml --rtt 40 --tls --quiet',
+  )
+  .action(async (options: MockNodesFlags) => {
+    const [{ runAction }, { runMockNodes }] = await Promise.all([
+      import('./commands/run-action.js'),
+      import('./commands/mock-nodes.js'),
+    ]);
+    await runAction((io) => runMockNodes(options, io));
+  });
+
+const quota = program
+  .command('quota')
+  .description(
+    'show or reset per-node credit usage (live from a running server when it has an admin_port)',
+  );
+
+quota
+  .command('show')
+  .description('usage, threshold, limit, period and days to the next reset for every node')
+  .addOption(configOption())
+  .option('--quotas <path>', 'usage file (overrides server.quotas_path)')
+  .option('--json', 'machine-readable output')
+  .addHelpText(
+    'after',
+    '\nExample:\n  cascade quota show --config config/balancer_config/config.toml',
+  )
+  .action(async (options: { config?: string; quotas?: string; json?: boolean }) => {
+    const [{ runAction }, { runQuotaShow }] = await Promise.all([
+      import('./commands/run-action.js'),
+      import('./commands/quota.js'),
+    ]);
+    await runAction((io) => runQuotaShow(options, io));
+  });
+
+quota
+  .command('reset')
+  .description(
+    'zero the usage of some nodes (or --all --yes); goes through the running server if any',
+  )
+  .argument('[node...]', 'node names')
+  .addOption(configOption())
+  .option('--quotas <path>', 'usage file (overrides server.quotas_path)')
+  .option('--all', 'every node (also rewrites a corrupt quotas file)')
+  .option('--yes', 'confirm --all')
+  .option('--json', 'machine-readable output')
+  .addHelpText(
+    'after',
+    '\nExamples:\n  cascade quota reset Helius\n  cascade quota reset --all --yes',
+  )
+  .action(
+    async (
+      nodes: string[],
+      options: { config?: string; quotas?: string; json?: boolean; all?: boolean; yes?: boolean },
+    ) => {
+      const [{ runAction }, { runQuotaReset }] = await Promise.all([
+        import('./commands/run-action.js'),
+        import('./commands/quota.js'),
+      ]);
+      await runAction((io) => runQuotaReset(nodes, options, io));
+    },
+  );
 
 program.addHelpText('after', '\nRun `cascade <command> --help` for the flags of one command.');
 

@@ -23,5 +23,13 @@ export {
   type NodeConfig,
   type PriceList,
   type PriceSource,
+  type ServerConfig,
 } from './config/index.js';
 export { MethodRegistry } from './protocol/method-registry.js';
+export { ProxyServer, type ProxyServerOptions } from './http/server.js';
+export type { HealthReport } from './http/health.js';
+export type { TopologyDiff } from './routing/topology.js';
+export { MONOTONIC_CLOCK, ManualClock, type Clock } from './clock.js';
+export { NOOP_METRICS, createPromMetrics, type ProxyMetrics } from './metrics.js';
+export * from './quota/index.js';
+export { startAdminServer, type AdminHandlers, type AdminServer } from './http/admin-server.js';

@@ -99,7 +99,12 @@ describe('loadConfig: [server]', () => {
 
   it.each<[string, TomlFields, string, string]>([
     ['host missing', { host: undefined }, 'server.host', 'is required'],
-    ['quota_flush_seconds 0', { quota_flush_seconds: 0 }, 'server.quota_flush_seconds', 'must be between 1 and 86400, got 0'],
+    [
+      'quota_flush_seconds 0',
+      { quota_flush_seconds: 0 },
+      'server.quota_flush_seconds',
+      'must be between 1 and 86400, got 0',
+    ],
     ['host not a string', { host: 5 }, 'server.host', 'must be a string, got number 5'],
     ['host empty', { host: ' ' }, 'server.host', 'must not be empty'],
     ['port missing', { port: undefined }, 'server.port', 'is required'],

@@ -35,3 +35,11 @@ export {
   type QuotaFlusherOptions,
   type RestoreResult,
 } from './quota-flusher.js';
+export { quotaReport, type QuotaRow, type UsageReading } from './quota-report.js';
+export {
+  acquireServerLock,
+  lockPathOf,
+  readServerLock,
+  releaseServerLock,
+  type ServerLock,
+} from './server-lock.js';

@@ -82,8 +82,10 @@ export async function sendAttempt(
       response.kind === 'answer'
         ? retryAfterSeconds(response.status, response.retryAfter, Date.now())
         : 0;
+    // Log the transition only: during an outage every fail-open attempt fails again.
+    const wasActive = node.penalty.isActive(now);
     node.penalty.penalize(now, asked);
-    events.penalized(node, reasonOf(response, verdict), penaltySeconds(asked));
+    if (!wasActive) events.penalized(node, reasonOf(response, verdict), penaltySeconds(asked));
   }
   return { kind: 'done', verdict, response };
 }

@@ -1,0 +1,95 @@
+/**
+ * The admin listener: always bound to 127.0.0.1, only when `[server] admin_port` is set. It
+ * serves what `cascade quota` needs from a running server — live usage, and resets that the
+ * server's next flush cannot undo.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { QuotaRow } from '../quota/quota-report.js';
+import { listen } from './listen.js';
+import { readBody } from './read-body.js';
+import { sendJson, sendStatus } from './respond.js';
+
+/** What the admin routes act on. */
+export interface AdminHandlers {
+  report(): QuotaRow[];
+  /** Zeroes usage of `names` and persists it; resolves with the new report. */
+  reset(names: readonly string[]): Promise<QuotaRow[]>;
+  nodeNames(): readonly string[];
+}
+
+const MAX_ADMIN_BODY = 64 * 1024;
+
+function parseResetBody(body: Buffer, known: readonly string[]): string[] | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return 'body must be JSON: {"nodes": ["name", …]} or {"all": true}';
+  }
+  const request = parsed as { nodes?: unknown; all?: unknown };
+  if (request.all === true) return [...known];
+  if (
+    !Array.isArray(request.nodes) ||
+    request.nodes.length === 0 ||
+    !request.nodes.every((n) => typeof n === 'string')
+  ) {
+    return 'body must be {"nodes": ["name", …]} or {"all": true}';
+  }
+  const unknown = request.nodes.filter((name) => !known.includes(name));
+  if (unknown.length > 0)
+    return `unknown node(s): ${unknown.join(', ')}; known nodes: ${known.join(', ')}`;
+  return request.nodes;
+}
+
+function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  handlers: AdminHandlers,
+  logger: Logger,
+): void {
+  const path = (req.url ?? '/').split('?')[0];
+  if (path === '/admin/quota') {
+    if (req.method !== 'GET') return sendStatus(res, 405, 'Method Not Allowed', 'GET');
+    return sendJson(res, 200, { source: 'server', pid: process.pid, nodes: handlers.report() });
+  }
+  if (path !== '/admin/quota/reset') return sendStatus(res, 404, 'Not Found');
+  if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');
+  readBody(req, MAX_ADMIN_BODY, (body, failure) => {
+    if (!body || failure) return sendJson(res, 413, { error: 'body too large' });
+    const names = parseResetBody(body, handlers.nodeNames());
+    if (typeof names === 'string') return sendJson(res, 400, { error: names });
+    handlers.reset(names).then(
+      (nodes) => {
+        logger.info({ nodes: names }, 'quota reset through the admin listener');
+        sendJson(res, 200, { source: 'server', reset: names, nodes });
+      },
+      (err: unknown) =>
+        sendJson(res, 500, { error: `reset applied but not saved: ${(err as Error).message}` }),
+    );
+  });
+}
+
+/** A running admin listener. */
+export interface AdminServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Starts the admin listener on 127.0.0.1:`port`. */
+export async function startAdminServer(
+  port: number,
+  handlers: AdminHandlers,
+  logger: Logger,
+): Promise<AdminServer> {
+  const server: Server = createServer((req, res) => handle(req, res, handlers, logger));
+  const bound = await listen(server, '127.0.0.1', port, 'admin');
+  return {
+    port: bound,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

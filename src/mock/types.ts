@@ -1,0 +1,108 @@
+/**
+ * The in-process surface of a mock upstream node. The proxy's tests, the demo and the
+ * benchmarks code against these shapes; keep them stable.
+ */
+
+/** How a request selected for failure is answered. */
+export type MockFault =
+  | { kind: 'none' }
+  /** A plain HTTP answer: e.g. 429 + `{ 'retry-after': '7' }`, a 503 HTML page, 404, 204. */
+  | {
+      kind: 'http';
+      status: number;
+      /** Default: empty. */
+      body?: string;
+      /** Default: application/json when the body starts with `{` or `[`, else text/plain. */
+      contentType?: string;
+      headers?: Record<string, string>;
+    }
+  /** A JSON-RPC error object with the request id echoed (status default 200). */
+  | { kind: 'rpc_error'; code: number; message?: string; status?: number }
+  /** A body that is not JSON (status default 200). */
+  | { kind: 'invalid_json'; status?: number }
+  /** No body at all (status default 200). */
+  | { kind: 'empty'; status?: number }
+  /** Accept the request and never answer, until the node closes. */
+  | { kind: 'stall' }
+  /** Destroy the socket without answering. */
+  | { kind: 'close' }
+  /** Send the status line, headers and the first bytes of the body, then nothing until close. */
+  | { kind: 'stall_body'; status?: number }
+  /** Send the headers (full content-length) and half the body, then destroy the socket. */
+  | { kind: 'truncate'; status?: number };
+
+/** Every fault kind, in the order help texts list them. */
+export const MOCK_FAULT_KINDS = [
+  'none',
+  'http',
+  'rpc_error',
+  'invalid_json',
+  'empty',
+  'stall',
+  'close',
+  'stall_body',
+  'truncate',
+] as const satisfies readonly MockFault['kind'][];
+
+/** What a node does with the next request; changeable at any time with setBehaviour. */
+export interface MockBehaviour {
+  /** Base latency before answering, ms. */
+  delayMs: number;
+  /** Added latency, uniform in [0, jitterMs). */
+  jitterMs: number;
+  /** Applied to the requests selected by failureRate / failFirst. */
+  fault: MockFault;
+  /** 0..1: fraction of requests that get `fault` (default 1: all of them). */
+  failureRate: number;
+  /** >0: the first N requests get `fault`, then the node recovers (overrides failureRate). */
+  failFirst: number;
+  /** 0 = natural size; >0 pads results so the whole body is about N bytes. */
+  responseBytes: number;
+}
+
+/** How to start one mock node. */
+export interface MockNodeOptions extends Partial<MockBehaviour> {
+  name: string;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** true: https with a self-signed certificate generated at start (CN localhost). */
+  tls?: boolean | { cert: string; key: string };
+  /** Simulated network round trip, ms: a new connection pays one RTT, each flight RTT/2. */
+  rttMs?: number;
+}
+
+/** Counters since start (or the last resetStats). */
+export interface MockStats {
+  /** JSON-RPC HTTP requests received (health and stats routes are not counted). */
+  requests: number;
+  /** Calls per method; each batch element counts once. */
+  byMethod: Record<string, number>;
+  /** Requests received and not yet answered (delayed and stalled ones included). */
+  inFlight: number;
+  /** Highest inFlight seen. */
+  inFlightPeak: number;
+  /** TCP connections accepted. */
+  connections: number;
+  /** Requests answered with the fault. */
+  faults: number;
+}
+
+/** A running mock node. */
+export interface MockNode {
+  readonly name: string;
+  /** `http(s)://127.0.0.1:PORT` */
+  readonly url: string;
+  readonly port: number;
+  /** PEM of the certificate when the node serves https; trust it as a CA. */
+  readonly cert?: string;
+  /** Takes effect for the next request; `setBehaviour({ fault: { kind: 'none' } })` heals. */
+  setBehaviour(patch: Partial<MockBehaviour>): void;
+  /** The current behaviour (a copy). */
+  behaviour(): MockBehaviour;
+  stats(): MockStats;
+  resetStats(): void;
+  /** Closes the server and every open socket (stalled ones too); resolves when closed. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,134 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { Connection } from '@solana/web3.js';
+import { createPublicClient, http } from 'viem';
+import { mainnet } from 'viem/chains';
+import { startMockNodes, type MockNode } from '../../src/mock/index.js';
+import { REPO_ROOT, assertBuilt, runCli } from '../helpers/run-cli.js';
+import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
+import { startCli, type CliProcess } from '../support/cli-process.js';
+
+const SOLANA_PRICES = path.join(REPO_ROOT, 'config/provider_config/solana.toml');
+let processes: CliProcess[] = [];
+const temps: TempDir[] = [];
+function tempDir(): string {
+  const temp = makeTempDir();
+  temps.push(temp);
+  return temp.dir;
+}
+let mocks: MockNode[] = [];
+
+beforeAll(() => assertBuilt());
+afterEach(async () => {
+  await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+  await Promise.all(mocks.map((m) => m.close()));
+  processes = [];
+  mocks = [];
+  for (const temp of temps.splice(0)) temp.cleanup();
+});
+
+function configFor(nodes: MockNode[], extra = ''): string {
+  const blocks = nodes.map(
+    (node, i) => `[[nodes]]
+name = "${node.name}"
+url = "${node.url}/?api-key=$E2E_SECRET"
+tier = ${i}
+rps_limit = 1000
+max_concurrent = 50
+monthly_limit = 1_000_000
+provider_pricing_path = "${SOLANA_PRICES}"
+`,
+  );
+  return `[server]\nhost = "127.0.0.1"\nport = 0\nenable_metrics = true\n${extra}\n${blocks.join('\n')}`;
+}
+
+async function serving(p: CliProcess): Promise<string> {
+  const line = await p.waitFor(/cascade (demo )?serving/);
+  return (JSON.parse(line) as { url: string }).url;
+}
+
+describe('cascade serve (spawned)', () => {
+  it('serves real client libraries, keeps secrets out of its output, and flushes usage on SIGTERM', async () => {
+    mocks = await startMockNodes([{ name: 'primary' }, { name: 'backup' }]);
+    const dir = tempDir();
+    const config = path.join(dir, 'config.toml');
+    writeFileSync(config, configFor(mocks));
+    const p = startCli(['serve', '--config', config], {
+      cwd: dir,
+      env: { E2E_SECRET: 'sk_live_TOPSECRET42' },
+    });
+    processes.push(p);
+    const url = await serving(p);
+
+    const solana = new Connection(url, 'confirmed');
+    expect(await solana.getSlot()).toBeGreaterThan(0);
+    const blockhash = await solana.getLatestBlockhash();
+    expect(blockhash.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    const viem = createPublicClient({ chain: mainnet, transport: http(url) });
+    expect(await viem.getBlockNumber()).toBeGreaterThan(0n);
+
+    const health = await (await fetch(`${url}/health`)).text();
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(await p.stop('SIGTERM')).toBe(0);
+    for (const text of [p.output(), health, metrics]) expect(text).not.toContain('TOPSECRET');
+    expect(p.output()).toContain('api-key=***');
+
+    const quotas = JSON.parse(readFileSync(path.join(dir, 'quotas.json'), 'utf8')) as Record<
+      string,
+      { used: number }
+    >;
+    expect(quotas.primary!.used).toBe(3);
+    expect(mocks[0]!.stats().requests).toBe(3);
+  });
+
+  it('--demo starts its own mock nodes and answers a Solana client', async () => {
+    const dir = tempDir();
+    const p = startCli(['serve', '--demo', '--port', '0'], { cwd: dir });
+    processes.push(p);
+    const url = await serving(p);
+    const solana = new Connection(url);
+    expect(await solana.getVersion()).toHaveProperty('solana-core');
+    expect(
+      await solana.getBalance((await import('@solana/web3.js')).PublicKey.default),
+    ).toBeGreaterThanOrEqual(0);
+    const health = (await (await fetch(`${url}/health`)).json()) as { total_nodes: number };
+    expect(health.total_nodes).toBe(6);
+    expect(await p.stop('SIGINT')).toBe(0);
+  });
+
+  it('refuses to start on a bad config with one line per problem and exit 1', async () => {
+    const dir = tempDir();
+    const config = path.join(dir, 'bad.toml');
+    writeFileSync(
+      config,
+      '[server]\nhost = "127.0.0.1"\nport = 0\n[[nodes]]\nname = "x"\nurl = "nope"\ntier = 0\nrps_limit = 0\nmonthly_limit = 0\nprovider_pricing_path = "missing.toml"\n',
+    );
+    const result = await runCli(['serve', '--config', config], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('nodes[0].url');
+    expect(result.stderr).toContain("RPS for node 'x' cannot be 0");
+    expect(existsSync(path.join(dir, 'quotas.json'))).toBe(false);
+  });
+
+  it('refuses to start when the port is taken, naming it', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const dir = tempDir();
+      const result = await runCli(['serve', '--demo', '--port', String(port)], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`127.0.0.1:${port} is already in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('rejects a bad --port with exit 2', async () => {
+    const result = await runCli(['serve', '--port', 'abc']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("'abc' is not a port");
+  });
+});

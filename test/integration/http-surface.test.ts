@@ -1,0 +1,184 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function raw(
+  url: string,
+  method: string,
+  path: string,
+): Promise<{ status: number; allow: string | null }> {
+  const response = await fetch(`${url}${path}`, { method });
+  await response.text();
+  return { status: response.status, allow: response.headers.get('allow') };
+}
+
+describe('HTTP surface', () => {
+  it('proxies POST / and POST /send-request alike', async () => {
+    harness = await startHarness([{ name: 'n' }]);
+    const root = await harness.post(rpc('getSlot', 1), '/');
+    const legacy = await harness.post(rpc('getSlot', 2), '/send-request');
+    expect(root.status).toBe(200);
+    expect(legacy.status).toBe(200);
+    expect(root.json).toMatchObject({ jsonrpc: '2.0', id: 1 });
+    expect(legacy.json).toMatchObject({ jsonrpc: '2.0', id: 2 });
+    expect(root.contentType).toMatch(/^application\/json/);
+  });
+
+  it('answers 405 for wrong methods and 404 for unknown paths', async () => {
+    harness = await startHarness([{ name: 'n' }]);
+    expect(await raw(harness.url, 'GET', '/send-request')).toEqual({ status: 405, allow: 'POST' });
+    expect(await raw(harness.url, 'GET', '/')).toEqual({ status: 405, allow: 'POST' });
+    expect(await raw(harness.url, 'POST', '/health')).toEqual({ status: 405, allow: 'GET' });
+    expect((await raw(harness.url, 'GET', '/nope')).status).toBe(404);
+    expect((await raw(harness.url, 'POST', '/v1/rpc')).status).toBe(404);
+  });
+
+  it('has no /metrics route when metrics are off', async () => {
+    harness = await startHarness([{ name: 'n' }], { server: { enableMetrics: false } });
+    expect((await raw(harness.url, 'GET', '/metrics')).status).toBe(404);
+  });
+
+  it.each([
+    ['not JSON', 'hello', 'null'],
+    ['missing method', '{"jsonrpc":"2.0","id":5}', '5'],
+    ['non-string method', '{"jsonrpc":"2.0","id":"q","method":5}', '"q"'],
+    ['trailing garbage after a non-leading method', '{"id":1,"method":"getSlot"} x', 'null'],
+    ['empty body', '', 'null'],
+    ['scalar', '42', 'null'],
+  ])('answers 400 Parse error for %s, echoing a readable id', async (_name, body, idJson) => {
+    harness = await startHarness([{ name: 'n' }]);
+    const response = await harness.post(body);
+    expect(response.status).toBe(400);
+    expect(response.body).toBe(
+      `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":${idJson}}`,
+    );
+    expect(harness.mocks.n!.stats().requests).toBe(0);
+  });
+
+  it('routes a method name written with escapes', async () => {
+    harness = await startHarness([{ name: 'n', prices: { getSlot: 1 }, unknownCost: null }]);
+    const response = await harness.post('{"jsonrpc":"2.0","id":1,"method":"get\\u0053lot"}');
+    expect(response.status).toBe(200);
+  });
+
+  it('refuses a body over max_body_bytes with 413 and closes the connection', async () => {
+    harness = await startHarness([{ name: 'n' }], { server: { maxBodyBytes: 1024 } });
+    const big = JSON.stringify(rpc('getSlot', 1, ['x'.repeat(2000)]));
+    const response = await harness.post(big);
+    expect(response.status).toBe(413);
+    expect(response.json).toMatchObject({ error: { code: -32600 } });
+    const small = await harness.post(rpc('getSlot'));
+    expect(small.status).toBe(200);
+  });
+
+  it('refuses an oversized chunked body while it streams in', async () => {
+    harness = await startHarness([{ name: 'n' }], { server: { maxBodyBytes: 1024 } });
+    const { port } = new URL(harness.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/',
+          headers: { 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.write('{"method":"getSlot","params":["');
+      req.write('y'.repeat(4096));
+      // never end: the server must answer without waiting for the rest
+    });
+    expect(status).toBe(413);
+  });
+
+  it('forwards a batch whole and prices it as the sum of its elements', async () => {
+    harness = await startHarness([{ name: 'n', prices: { getSlot: 2, getBalance: 5 } }]);
+    const response = await harness.post([rpc('getSlot', 1), rpc('getBalance', 2)]);
+    expect(response.status).toBe(200);
+    expect(Array.isArray(response.json)).toBe(true);
+    expect(harness.ledger.counter('n').used).toBe(7);
+  });
+});
+
+describe('GET /health', () => {
+  it('reports every node unknown and ok on a fresh start, in config order', async () => {
+    harness = await startHarness([
+      { name: 'b', tier: 1 },
+      { name: 'a', tier: 0 },
+    ]);
+    const response = await fetch(`${harness.url}/health`);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const text = await response.text();
+    expect(text).toBe(
+      '{"status":"ok","active_nodes":2,"total_nodes":2,"nodes":[' +
+        '{"name":"b","tier":1,"status":"unknown","latency_ms":null},' +
+        '{"name":"a","tier":0,"status":"unknown","latency_ms":null}]}',
+    );
+  });
+
+  it('reports up with latency after a success, degraded when one is down, critical when all are', async () => {
+    harness = await startHarness([
+      { name: 'good', tier: 0, mock: { delayMs: 20 } },
+      { name: 'bad', tier: 1, mock: { fault: { kind: 'close' } } },
+    ]);
+    await harness.post(rpc('getSlot'));
+    let health = await harness.health();
+    expect(health.nodes[0]).toMatchObject({ name: 'good', status: 'up' });
+    expect(health.nodes[0]!.latency_ms).toBeGreaterThanOrEqual(19);
+    expect(health.status).toBe('ok');
+    harness.mocks.good!.setBehaviour({ delayMs: 0, fault: { kind: 'close' } });
+    await harness.post(rpc('getSlot'));
+    health = await harness.health();
+    expect(health).toMatchObject({ status: 'critical', active_nodes: 0, total_nodes: 2 });
+  });
+
+  it('reports degraded when some nodes are penalized', async () => {
+    harness = await startHarness([
+      { name: 'bad', tier: 0, mock: { fault: { kind: 'close' } } },
+      { name: 'good', tier: 1 },
+    ]);
+    await harness.post(rpc('getSlot'));
+    expect(await harness.health()).toMatchObject({
+      status: 'degraded',
+      active_nodes: 1,
+      total_nodes: 2,
+    });
+  });
+
+  it('is critical with an empty node set, where every request gets 502', async () => {
+    harness = await startHarness([]);
+    expect(await harness.health()).toEqual({
+      status: 'critical',
+      active_nodes: 0,
+      total_nodes: 0,
+      nodes: [],
+    });
+    expect((await harness.post(rpc('getSlot'))).status).toBe(502);
+  });
+});
+
+describe('ranking', () => {
+  it('prefers the node whose answers were faster, after the next ranking tick', async () => {
+    harness = await startHarness([
+      { name: 'slow', tier: 0, maxConcurrent: 1, mock: { delayMs: 60 } },
+      { name: 'fast', tier: 0, maxConcurrent: 1, mock: { delayMs: 1 } },
+    ]);
+    // Two at once: each node answers one, so both are measured.
+    await Promise.all([harness.post(rpc('getSlot', 1)), harness.post(rpc('getSlot', 2))]);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (let i = 0; i < 4; i++) await harness.post(rpc('getSlot', i));
+    expect(harness.mocks.fast!.stats().requests).toBe(5);
+    expect(harness.mocks.slow!.stats().requests).toBe(1);
+  });
+});

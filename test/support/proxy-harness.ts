@@ -1,0 +1,158 @@
+import { pino } from 'pino';
+import { Writable } from 'node:stream';
+import type { Config, NodeConfig, ServerConfig } from '../../src/core/config/types.js';
+import { ProxyServer } from '../../src/core/http/server.js';
+import { createPromMetrics } from '../../src/core/metrics.js';
+import { LocalUsageLedger } from '../../src/core/quota/usage-ledger.js';
+import { startMockNodes, type MockNode, type MockNodeOptions } from '../../src/mock/index.js';
+import { TEST_REGISTRY, nodeConfig, priceList } from './node-config.js';
+
+/** One node of a test topology: its config and its mock's behaviour. */
+export interface TestNode extends Partial<Omit<NodeConfig, 'pricing' | 'url' | 'redactedUrl'>> {
+  readonly name: string;
+  readonly prices?: Record<string, number>;
+  /** Price of methods not named; undefined = not served. Default 1. */
+  readonly unknownCost?: number | null;
+  readonly mock?: Omit<MockNodeOptions, 'name'>;
+  /** Point the node at a dead port instead of a mock. */
+  readonly dead?: boolean;
+}
+
+/** A running proxy in front of mock nodes, for integration tests. */
+export interface Harness {
+  readonly url: string;
+  readonly server: ProxyServer;
+  readonly mocks: Record<string, MockNode>;
+  readonly ledger: LocalUsageLedger;
+  readonly logs: string[];
+  post(
+    body: unknown,
+    path?: string,
+  ): Promise<{ status: number; body: string; json: unknown; contentType: string | null }>;
+  health(): Promise<{
+    status: string;
+    active_nodes: number;
+    total_nodes: number;
+    nodes: Array<{ name: string; status: string; latency_ms: number | null; tier: number }>;
+  }>;
+  metrics(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Builds the server section of a test config. */
+export function serverConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    enableMetrics: true,
+    maxBodyBytes: 2 * 1024 * 1024,
+    quotasPath: 'quotas.json',
+    maxBatchSize: 100,
+    metricsPort: undefined,
+    adminPort: undefined,
+    quotaFlushSeconds: 60,
+    ...overrides,
+  };
+}
+
+/** A port that refuses connections (bound, then released). */
+async function deadUrl(): Promise<string> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** Starts mock nodes and a proxy in front of them. */
+export async function startHarness(
+  nodes: readonly TestNode[],
+  options: { server?: Partial<ServerConfig>; budgetMs?: number; attemptTimeoutMs?: number } = {},
+): Promise<Harness> {
+  const live = nodes.filter((node) => !node.dead);
+  const mockList = await startMockNodes(live.map((node) => ({ name: node.name, ...node.mock })));
+  const mocks = Object.fromEntries(mockList.map((mock) => [mock.name, mock]));
+  const configs: NodeConfig[] = [];
+  for (const node of nodes) {
+    const url = node.dead ? await deadUrl() : mocks[node.name]!.url;
+    const { prices, unknownCost, mock: _mock, dead: _dead, ...rest } = node;
+    const pricing = priceList(prices ?? {}, unknownCost === null ? undefined : (unknownCost ?? 1));
+    const monthlyLimit = rest.monthlyLimit;
+    const spilloverThreshold =
+      monthlyLimit === undefined ? Infinity : Math.floor((monthlyLimit * 95) / 100);
+    configs.push(nodeConfig({ spilloverThreshold, ...rest, url, redactedUrl: url, pricing }));
+  }
+  const config: Config = {
+    path: '/test/config.toml',
+    server: serverConfig(options.server),
+    nodes: configs,
+  };
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const ledger = new LocalUsageLedger();
+  const server = await ProxyServer.start({
+    config,
+    registry: TEST_REGISTRY,
+    logger: pino({ level: 'info' }, sink),
+    usage: ledger,
+    version: '0.0.0-test',
+    metrics: config.server.enableMetrics ? createPromMetrics({ version: '0.0.0-test' }) : undefined,
+    budgetMs: options.budgetMs,
+    attemptTimeoutMs: options.attemptTimeoutMs,
+  });
+  const url = `http://127.0.0.1:${server.port}`;
+  return {
+    url,
+    server,
+    mocks,
+    ledger,
+    logs,
+    async post(body, path = '/') {
+      const response = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return {
+        status: response.status,
+        body: text,
+        json,
+        contentType: response.headers.get('content-type'),
+      };
+    },
+    async health() {
+      const response = await fetch(`${url}/health`);
+      return (await response.json()) as Awaited<ReturnType<Harness['health']>>;
+    },
+    async metrics() {
+      return (await fetch(`${url}/metrics`)).text();
+    },
+    async close() {
+      await server.close(100);
+      await Promise.all(mockList.map((mock) => mock.close()));
+    },
+  };
+}
+
+/** A JSON-RPC request body. */
+export function rpc(
+  method: string,
+  id: unknown = 1,
+  params: unknown[] = [],
+): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, method, params };
+}
