@@ -101,14 +101,6 @@ describe('HTTP surface', () => {
     });
     expect(status).toBe(413);
   });
-
-  it('forwards a batch whole and prices it as the sum of its elements', async () => {
-    harness = await startHarness([{ name: 'n', prices: { getSlot: 2, getBalance: 5 } }]);
-    const response = await harness.post([rpc('getSlot', 1), rpc('getBalance', 2)]);
-    expect(response.status).toBe(200);
-    expect(Array.isArray(response.json)).toBe(true);
-    expect(harness.ledger.counter('n').used).toBe(7);
-  });
 });
 
 describe('GET /health', () => {

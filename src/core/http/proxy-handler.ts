@@ -1,11 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { RequestOutcome, type ProxyMetrics } from '../metrics.js';
+import { REQUEST_OUTCOMES, RequestOutcome, type ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
 import { ERROR_MESSAGE, RPC_ERROR } from '../protocol/error-body.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
-import { parseRequest, readIdJson, type RpcRequest } from '../protocol/rpc-request.js';
+import {
+  parseRequest,
+  readIdJson,
+  type BatchElement,
+  type RpcRequest,
+} from '../protocol/rpc-request.js';
+import { routeBatch } from '../routing/batch-route.js';
 import { route, type RouteContext, type RouteResult } from '../routing/route.js';
 import { readBody } from './read-body.js';
 import { sendBytes, sendRpcError } from './respond.js';
@@ -26,6 +32,7 @@ export interface ProxyHandlerContext {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
+  readonly maxBatchSize: number;
   readonly accessLog: boolean;
 }
 
@@ -67,12 +74,12 @@ function logAccess(
 ): void {
   ctx.logger.info(
     {
-      method: request.batch ? `batch[${request.batch.length}]` : request.method,
+      method: request.method,
       node: result.kind === 'answer' ? result.node : null,
       status: result.kind === 'answer' ? result.status : null,
       attempts: result.attempts,
       credits: result.credits,
-      outcome: ['forwarded', 'bad_request', 'bad_gateway', 'timeout'][outcome],
+      outcome: REQUEST_OUTCOMES[outcome],
       ms: Math.round(seconds * 1e4) / 10,
     },
     'request',
@@ -96,10 +103,52 @@ async function proxy(
     finish(ctx, startedAt, RequestOutcome.badRequest);
     return;
   }
+  const batch = parsed.request.batch;
+  if (batch !== undefined) {
+    await proxyBatch(batch, req, res, ctx, startedAt);
+    return;
+  }
   const result = await route(parsed.request, forwardHeaders(req), ctx.route);
   const outcome = respondRouted(res, parsed.request, result);
   const seconds = finish(ctx, startedAt, outcome);
   if (ctx.accessLog) logAccess(ctx, parsed.request, result, outcome, seconds);
+}
+
+async function proxyBatch(
+  batch: readonly BatchElement[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: ProxyHandlerContext,
+  startedAt: number,
+): Promise<void> {
+  ctx.metrics.batchSize(batch.length);
+  if (batch.length > ctx.maxBatchSize) {
+    const message = `Batch of ${batch.length} requests exceeds the limit of ${ctx.maxBatchSize} (server.max_batch_size)`;
+    sendRpcError(res, 400, RPC_ERROR.invalidRequest, message, 'null');
+    finish(ctx, startedAt, RequestOutcome.badRequest);
+    return;
+  }
+  const result = await routeBatch(batch, forwardHeaders(req), ctx.route);
+  // Per-element errors travel inside the array, so the HTTP answer is 200 either way.
+  sendBytes(res, 200, 'application/json', result.body);
+  const outcome = result.forwarded
+    ? RequestOutcome.forwarded
+    : result.timedOut
+      ? RequestOutcome.timeout
+      : RequestOutcome.badGateway;
+  const seconds = finish(ctx, startedAt, outcome);
+  if (ctx.accessLog) {
+    ctx.logger.info(
+      {
+        method: `batch[${batch.length}]`,
+        attempts: result.attempts,
+        credits: result.credits,
+        outcome: REQUEST_OUTCOMES[outcome],
+        ms: Math.round(seconds * 1e4) / 10,
+      },
+      'request',
+    );
+  }
 }
 
 /** Handles POST / and POST /send-request: read → parse → route → respond → record. */

@@ -94,6 +94,7 @@ export class ProxyServer {
       clock: this.#clock,
       logger: options.logger,
       maxBodyBytes: server.maxBodyBytes,
+      maxBatchSize: server.maxBatchSize,
       accessLog: options.accessLog ?? false,
     };
     this.#server = createServer(

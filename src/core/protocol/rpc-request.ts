@@ -44,8 +44,9 @@ function idJsonOf(value: Record<string, unknown>): string | undefined {
 }
 
 function toElement(value: unknown, registry: MethodRegistry): BatchElement {
-  if (!isPlainObject(value) || typeof value.method !== 'string') {
-    return { method: undefined, methodId: -1, idJson: 'null', value };
+  if (!isPlainObject(value)) return { method: undefined, methodId: -1, idJson: 'null', value };
+  if (typeof value.method !== 'string') {
+    return { method: undefined, methodId: -1, idJson: idJsonOf(value) ?? 'null', value };
   }
   const idJson = idJsonOf(value);
   return { method: value.method, methodId: registry.idOf(value.method), idJson, value };

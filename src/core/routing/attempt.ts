@@ -19,6 +19,13 @@ export interface RouteEvents {
   recovered(node: UpstreamNode): void;
 }
 
+/** Turns an answer that arrived whole into a verdict (rows 3–6 of the classification). */
+export type AnswerClassifier = (status: number, body: Buffer) => Verdict;
+
+/** The classifier of a single (non-batch) request. */
+export const classifySingle: AnswerClassifier = (status, body) =>
+  classifyAnswer(status, body, false);
+
 /** The result of one attempt the router has to act on. */
 export type AttemptResult =
   | { readonly kind: 'done'; readonly verdict: Verdict; readonly response: AttemptResponse }
@@ -42,7 +49,7 @@ function reasonOf(response: AttemptResponse, verdict: Verdict): string {
 export async function sendAttempt(
   node: UpstreamNode,
   body: Buffer,
-  batch: boolean,
+  classify: AnswerClassifier,
   headers: ForwardHeaders,
   limits: { readonly deadline: number; readonly attemptTimeoutMs: number },
   clock: Clock,
@@ -65,7 +72,7 @@ export async function sendAttempt(
   const now = clock.now();
   const verdict =
     response.kind === 'answer'
-      ? classifyAnswer(response.status, response.body, batch)
+      ? classify(response.status, response.body)
       : response.kind === 'body_error'
         ? BODY_ERROR
         : TRANSPORT_ERROR;

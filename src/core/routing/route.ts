@@ -17,7 +17,7 @@ import { SkipReason, type ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
-import { sendAttempt, type RouteEvents } from './attempt.js';
+import { classifySingle, sendAttempt, type RouteEvents } from './attempt.js';
 import type { RoutingTable } from './routing-table.js';
 
 /** What routing needs from the server. */
@@ -70,22 +70,9 @@ class RequestRouting {
   }
 }
 
-/** Credits `request` costs on `node`, or UNPRICED. A batch costs the sum of its elements. */
-export function costOn(node: UpstreamNode, request: RpcRequest): number {
-  const pricing = node.config.pricing;
-  if (request.batch === undefined) return priceOf(pricing, request.methodId);
-  let total = 0;
-  for (const element of request.batch) {
-    const price = priceOf(pricing, element.methodId);
-    if (price === UNPRICED) return UNPRICED;
-    total += price;
-  }
-  return total;
-}
-
 /** Checks that need no permit or token: price and quota. Returns the cost or -1 (skipped). */
 function admissibleCost(node: UpstreamNode, state: RequestRouting): number {
-  const cost = costOn(node, state.request);
+  const cost = priceOf(node.config.pricing, state.request.methodId);
   if (cost === UNPRICED) {
     node.metrics.skip(SkipReason.methodUnsupported);
     state.tried.push(node);
@@ -114,7 +101,7 @@ async function dial(
   const result = await sendAttempt(
     node,
     state.request.body,
-    state.request.batch !== undefined,
+    classifySingle,
     state.headers,
     { deadline: state.deadline, attemptTimeoutMs: ctx.attemptTimeoutMs },
     ctx.clock,
