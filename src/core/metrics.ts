@@ -5,6 +5,12 @@
  *
  * The request path never touches the registry: every labelled child is resolved once per
  * node (or outcome) into arrays, and recording is an index plus an increment.
+ *
+ * Every series a dashboard plots exists from the moment its subject does: the four request
+ * outcomes at construction, a node's attempt/duration/skip series when the node is built (at
+ * 0, histograms with empty buckets), and they disappear when a reload removes the node. An
+ * unmetered node's threshold renders as `+Inf` (valid exposition; `x < +Inf` filters it out in
+ * PromQL) and an unmeasured latency EMA as `NaN`.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -56,6 +62,12 @@ export const DURATION_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
 ];
 
+const LINT_FAILING_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
 /** Pre-resolved per-node recorders used on the request path. */
 export interface NodeMetrics {
   attempt(outcome: number, seconds: number): void;
@@ -75,8 +87,13 @@ export interface NodeHealthSample {
 export interface QuotaSample {
   readonly name: string;
   readonly used: number;
-  /** Infinity when unmetered. */
+  /** Infinity when unmetered (rendered `+Inf`). */
   readonly threshold: number;
+  /**
+   * When the current billing period ends (the next reset, 00:00 UTC), in Unix seconds. Omitted
+   * ⇒ no `rpc_node_quota_period_end_timestamp_seconds` series for the node.
+   */
+  readonly periodEnd?: number;
 }
 
 /** Everything the proxy records. */
@@ -122,8 +139,10 @@ export function createPromMetrics(build: BuildInfo): ProxyMetrics {
 }
 
 interface NodeSeries {
-  readonly recorder: NodeMetrics;
+  recorder: NodeMetrics;
   tier: string | undefined;
+  /** False once a reload removed the node. */
+  live: boolean;
 }
 
 class PromMetrics implements ProxyMetrics {
@@ -146,6 +165,9 @@ class PromMetrics implements ProxyMetrics {
     const registers = [this.#registry];
     this.contentType = this.#registry.contentType;
     collectDefaultMetrics({ register: this.#registry });
+    // Gauges named like counters fail `promtool check metrics`; each is the sum of the
+    // per-type gauge prom-client also exports (nodejs_active_handles{type} …).
+    for (const name of LINT_FAILING_DEFAULTS) this.#registry.removeSingleMetric(name);
     new Gauge({
       name: 'cascade_build_info',
       help: 'cascade version and the Node.js runtime it runs on',
@@ -167,6 +189,8 @@ class PromMetrics implements ProxyMetrics {
     });
     this.#requests = REQUEST_OUTCOMES.map((outcome) => requests.labels(outcome));
     this.#requestDurations = REQUEST_OUTCOMES.map((outcome) => requestDuration.labels(outcome));
+    for (const child of this.#requests) child.inc(0);
+    for (const outcome of REQUEST_OUTCOMES) requestDuration.zero({ outcome });
     this.#attempts = new Counter({
       name: 'rpc_upstream_attempts_total',
       help: 'Attempts sent to upstream RPC nodes',
@@ -239,6 +263,18 @@ class PromMetrics implements ProxyMetrics {
         for (const sample of source()) this.set({ node: sample.name }, sample.threshold);
       },
     });
+    new Gauge({
+      name: 'rpc_node_quota_period_end_timestamp_seconds',
+      help: "When a node's current billing period ends (its next reset, 00:00 UTC), Unix time",
+      labelNames: ['node'],
+      registers,
+      collect() {
+        this.reset();
+        for (const sample of source()) {
+          if (sample.periodEnd !== undefined) this.set({ node: sample.name }, sample.periodEnd);
+        }
+      },
+    });
   }
 
   request(outcome: number, seconds: number): void {
@@ -262,23 +298,29 @@ class PromMetrics implements ProxyMetrics {
     const skips = SKIP_REASONS.map((reason) => this.#skips.labels(name, reason));
     // Touch every child so each series exists at 0 from startup.
     for (const child of attempts) child.inc(0);
+    for (const outcome of ATTEMPT_OUTCOMES) this.#attemptDurations.zero({ node: name, outcome });
     for (const child of skips) child.inc(0);
-    const recorder: NodeMetrics = {
+    const series: NodeSeries = { recorder: NOOP_NODE, tier: undefined, live: true };
+    // prom-client children re-create a removed series when used again: an attempt still in
+    // flight on a node a reload removed must not bring its series back.
+    series.recorder = {
       attempt(outcome, seconds) {
+        if (!series.live) return;
         attempts[outcome]!.inc();
         durations[outcome]!.observe(seconds);
       },
       skip(reason) {
-        skips[reason]!.inc();
+        if (series.live) skips[reason]!.inc();
       },
     };
-    this.#nodes.set(name, { recorder, tier: undefined });
-    return recorder;
+    this.#nodes.set(name, series);
+    return series.recorder;
   }
 
   removeNode(name: string): void {
     const series = this.#nodes.get(name);
     if (!series) return;
+    series.live = false;
     this.#nodes.delete(name);
     for (const outcome of ATTEMPT_OUTCOMES) {
       this.#attempts.remove(name, outcome);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { REQUEST_OUTCOMES, RequestOutcome, type ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
+import { UpstreamStream } from '../node/upstream-stream.js';
 import { ERROR_MESSAGE, RPC_ERROR } from '../protocol/error-body.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import {
@@ -53,7 +54,13 @@ function finish(ctx: ProxyHandlerContext, startedAt: number, outcome: number): n
 
 function respondRouted(res: ServerResponse, request: RpcRequest, result: RouteResult): number {
   if (result.kind === 'answer') {
-    sendBytes(res, result.status, result.contentType ?? 'application/json', result.body);
+    const contentType = result.contentType ?? 'application/json';
+    if (result.body instanceof UpstreamStream) {
+      res.writeHead(result.status, { 'content-type': contentType });
+      result.body.pipeTo(res);
+    } else {
+      sendBytes(res, result.status, contentType, result.body);
+    }
     return RequestOutcome.forwarded;
   }
   const idJson = request.batch === undefined ? readIdJson(request.body) : 'null';

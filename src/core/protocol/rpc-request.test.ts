@@ -114,7 +114,7 @@ describe('parseRequest: batches', () => {
     expect(parse(' [ ] ')).toEqual({ ok: false, problem: 'empty_batch', idJson: 'null' });
   });
 
-  it('marks elements that are not request objects', () => {
+  it('marks elements that are not request objects, keeping a readable id', () => {
     const parsed = request(
       '[1, "getBalance", null, [], {"id":4,"method":5}, {"id":5,"method":"getSlot"}]',
     );
@@ -125,7 +125,7 @@ describe('parseRequest: batches', () => {
       { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: 'null' },
       { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: 'null' },
       { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: 'null' },
-      { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: 'null' },
+      { method: undefined, methodId: UNKNOWN_METHOD_ID, idJson: '4' },
       { method: 'getSlot', methodId: registry.idOf('getSlot'), idJson: '5' },
     ]);
     expect(parsed.method).toBe('');

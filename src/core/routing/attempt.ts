@@ -5,6 +5,7 @@ import { penaltySeconds } from '../node/penalty.js';
 import { AttemptOutcome } from '../metrics.js';
 import {
   BODY_ERROR,
+  SUCCESS,
   TRANSPORT_ERROR,
   classifyAnswer,
   retryAfterSeconds,
@@ -35,50 +36,44 @@ export type AttemptResult =
 const ABANDONED: AttemptResult = { kind: 'abandoned' };
 
 function reasonOf(response: AttemptResponse, verdict: Verdict): string {
-  if (response.kind !== 'answer') return response.reason;
-  return verdict.kind === 'final'
-    ? `HTTP ${response.status}`
-    : `HTTP ${response.status}, ${verdict.outcome === AttemptOutcome.invalidJson ? 'invalid JSON-RPC answer' : 'JSON-RPC error'}`;
+  if (response.kind === 'transport_error' || response.kind === 'body_error') return response.reason;
+  if (verdict.kind === 'final') return `HTTP ${response.status}`;
+  const what =
+    verdict.outcome === AttemptOutcome.invalidJson ? 'invalid JSON-RPC answer' : 'JSON-RPC error';
+  return `HTTP ${response.status}, ${what}`;
 }
 
-/**
- * Sends one attempt on a node the caller has admitted (permit held, token taken, credits
- * booked), then applies its consequences: the metric, the penalty or the latency sample.
- * Releases the permit on every path.
- */
-export async function sendAttempt(
-  node: UpstreamNode,
-  body: Buffer,
-  classify: AnswerClassifier,
-  headers: ForwardHeaders,
-  limits: { readonly deadline: number; readonly attemptTimeoutMs: number },
-  clock: Clock,
-  events: RouteEvents,
-): Promise<AttemptResult> {
-  const sentAt = clock.now();
-  const remaining = limits.deadline - sentAt;
-  const budgetBound = remaining < limits.attemptTimeoutMs;
-  let response: AttemptResponse;
-  try {
-    response = await node.transport.send(
-      body,
-      Math.min(limits.attemptTimeoutMs, Math.max(remaining, 1)),
-      headers,
-    );
-  } finally {
-    node.permits.release();
+/** What an attempt needs from the router. */
+export interface AttemptContext {
+  readonly clock: Clock;
+  readonly events: RouteEvents;
+  /** Per-attempt deadline (500 ms). */
+  readonly attemptTimeoutMs: number;
+}
+
+function verdictOf(response: AttemptResponse, classify: AnswerClassifier): Verdict {
+  switch (response.kind) {
+    case 'answer':
+      return classify(response.status, response.body);
+    case 'stream':
+      return SUCCESS;
+    case 'body_error':
+      return BODY_ERROR;
+    default:
+      return TRANSPORT_ERROR;
   }
-  if (response.kind !== 'answer' && response.timedOut && budgetBound) return ABANDONED;
-  const now = clock.now();
-  const verdict =
-    response.kind === 'answer'
-      ? classify(response.status, response.body)
-      : response.kind === 'body_error'
-        ? BODY_ERROR
-        : TRANSPORT_ERROR;
-  node.metrics.attempt(verdict.outcome, (now - sentAt) / 1000);
+}
+
+function applyVerdict(
+  node: UpstreamNode,
+  response: AttemptResponse,
+  verdict: Verdict,
+  roundTripMs: number,
+  now: number,
+  events: RouteEvents,
+): void {
   if (verdict.kind === 'success') {
-    node.ema.observe(now - sentAt);
+    node.ema.observe(roundTripMs);
     if (node.penalty.until !== 0) {
       const wasActive = node.penalty.isActive(now);
       node.penalty.clear();
@@ -94,5 +89,43 @@ export async function sendAttempt(
     node.penalty.penalize(now, asked);
     if (!wasActive) events.penalized(node, reasonOf(response, verdict), penaltySeconds(asked));
   }
+}
+
+/**
+ * Sends one attempt on a node the caller has admitted (permit held, token taken, credits
+ * booked), then applies its consequences: the metric, the penalty or the latency sample.
+ * Releases the permit on every path — for a streamed answer, when the stream is over.
+ */
+export async function sendAttempt(
+  node: UpstreamNode,
+  body: Buffer,
+  classify: AnswerClassifier,
+  headers: ForwardHeaders,
+  deadline: number,
+  ctx: AttemptContext,
+  allowStream: boolean,
+): Promise<AttemptResult> {
+  const sentAt = ctx.clock.now();
+  const remaining = deadline - sentAt;
+  const budgetBound = remaining < ctx.attemptTimeoutMs;
+  const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
+  let response: AttemptResponse | undefined;
+  try {
+    response = await node.transport.send(body, timeout, headers, allowStream);
+  } finally {
+    if (response?.kind === 'stream') response.stream.onFinish(() => node.permits.release());
+    else node.permits.release();
+  }
+  if (
+    (response.kind === 'transport_error' || response.kind === 'body_error') &&
+    response.timedOut &&
+    budgetBound
+  ) {
+    return ABANDONED;
+  }
+  const now = ctx.clock.now();
+  const verdict = verdictOf(response, classify);
+  node.metrics.attempt(verdict.outcome, (now - sentAt) / 1000);
+  applyVerdict(node, response, verdict, now - sentAt, now, ctx.events);
   return { kind: 'done', verdict, response };
 }

@@ -108,14 +108,16 @@ async function dispatch(
   state: BatchRouting,
 ): Promise<void> {
   state.attempts++;
+  const classify = (status: number, body: Buffer) => readSubBatchAnswer(status, body, elements);
+  const body = subBatchBody(elements);
   const result = await sendAttempt(
     node,
-    subBatchBody(elements),
-    (status, body) => readSubBatchAnswer(status, body, elements),
+    body,
+    classify,
     state.headers,
-    { deadline: state.deadline, attemptTimeoutMs: state.ctx.attemptTimeoutMs },
-    state.ctx.clock,
-    state.ctx.events,
+    state.deadline,
+    state.ctx,
+    false,
   );
   if (result.kind === 'done' && elements.some((p) => p.done)) state.forwarded = true;
 }

@@ -34,7 +34,7 @@ const CLIENT_HTTP_ERROR = verdict('final', false, AttemptOutcome.forwardedHttpEr
 const INVALID_JSON = verdict('retry', true, AttemptOutcome.invalidJson);
 const CLIENT_RPC_ERROR = verdict('final', false, AttemptOutcome.forwardedRpcError);
 const RETRYABLE_RPC_ERROR = verdict('retry', true, AttemptOutcome.retryableRpcError);
-const SUCCESS = verdict('success', false, AttemptOutcome.success);
+export const SUCCESS = verdict('success', false, AttemptOutcome.success);
 const NODE_HTTP_ERROR = verdict('final', true, AttemptOutcome.forwardedHttpError);
 
 /** Bodies up to this size are always checked for a JSON-RPC error. */

@@ -10,27 +10,23 @@
  * skipped only for penalties, else 502. Everything runs inside one budget (1 s → 504).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Clock } from '../clock.js';
 import { UNPRICED } from '../config/types.js';
 import { priceOf } from '../config/price-list.js';
 import { SkipReason, type ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
+import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
-import { classifySingle, sendAttempt, type RouteEvents } from './attempt.js';
+import { classifySingle, sendAttempt, type AttemptContext } from './attempt.js';
 import type { RoutingTable } from './routing-table.js';
 
 /** What routing needs from the server. */
-export interface RouteContext {
+export interface RouteContext extends AttemptContext {
   /** The current table; re-read at every round so a reload mid-request is seen. */
   readonly table: () => RoutingTable;
-  readonly clock: Clock;
   readonly metrics: ProxyMetrics;
-  readonly events: RouteEvents;
   /** Whole-request budget (1 s). */
   readonly budgetMs: number;
-  /** Per-attempt deadline (500 ms). */
-  readonly attemptTimeoutMs: number;
 }
 
 /** How a request ended. */
@@ -39,7 +35,8 @@ export type RouteResult =
       readonly kind: 'answer';
       readonly status: number;
       readonly contentType: string | undefined;
-      readonly body: Buffer;
+      /** The whole answer, or a large one still arriving (to pipe or abort). */
+      readonly body: Buffer | UpstreamStream;
       readonly node: string;
       readonly attempts: number;
       readonly credits: number;
@@ -103,19 +100,20 @@ async function dial(
     state.request.body,
     classifySingle,
     state.headers,
-    { deadline: state.deadline, attemptTimeoutMs: ctx.attemptTimeoutMs },
-    ctx.clock,
-    ctx.events,
+    state.deadline,
+    ctx,
+    true,
   );
   if (result.kind === 'abandoned')
     return { kind: 'timeout', attempts: state.attempts, credits: state.credits };
-  if (result.verdict.kind === 'retry' || result.response.kind !== 'answer') return undefined;
-  const { status, contentType, body } = result.response;
+  const response = result.response;
+  if (result.verdict.kind === 'retry') return undefined;
+  if (response.kind !== 'answer' && response.kind !== 'stream') return undefined;
   return {
     kind: 'answer',
-    status,
-    contentType,
-    body,
+    status: response.status,
+    contentType: response.contentType,
+    body: response.kind === 'stream' ? response.stream : response.body,
     node: node.name,
     attempts: state.attempts,
     credits: state.credits,

@@ -1,0 +1,92 @@
+/**
+ * The rest of a large upstream answer, relayed to the client as it arrives instead of being
+ * buffered. Backpressure flows both ways: a slow client pauses the upstream socket, and a
+ * client that goes away aborts the upstream request. A body that stops arriving for
+ * STREAM_IDLE_MS is cut off.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+
+/** A streamed body may pause this long between chunks before it is abandoned. */
+export const STREAM_IDLE_MS = 5_000;
+
+export class UpstreamStream {
+  readonly head: Buffer;
+  readonly #controller: Dispatcher.DispatchController;
+  #sink: ServerResponse | undefined;
+  readonly #pending: Buffer[] = [];
+  #state: 'open' | 'ended' | 'failed' = 'open';
+  #finished = false;
+  readonly #onFinish: Array<(ok: boolean) => void> = [];
+  #idle: NodeJS.Timeout | undefined;
+
+  constructor(controller: Dispatcher.DispatchController, head: Buffer) {
+    this.#controller = controller;
+    this.head = head;
+    this.#idle = setTimeout(() => this.fail(new Error('upstream body stalled')), STREAM_IDLE_MS);
+  }
+
+  /** Registers `callback(ok)` for when the stream is over (relayed whole, or not). */
+  onFinish(callback: (ok: boolean) => void): void {
+    if (this.#finished) callback(this.#state === 'ended');
+    else this.#onFinish.push(callback);
+  }
+
+  /** Starts relaying to `res` (status and headers already written by the caller). */
+  pipeTo(res: ServerResponse): void {
+    this.#sink = res;
+    res.on('close', () => {
+      if (!res.writableFinished) this.abort(new Error('client went away'));
+    });
+    res.on('drain', () => this.#controller.resume());
+    this.#write(this.head);
+    for (const chunk of this.#pending.splice(0)) this.#write(chunk);
+    if (this.#state === 'ended') this.#end();
+    else if (this.#state === 'failed') res.destroy();
+  }
+
+  /** Called by the transport for each chunk after the head. */
+  push(chunk: Buffer): void {
+    this.#idle?.refresh();
+    if (this.#sink) this.#write(chunk);
+    else this.#pending.push(chunk);
+  }
+
+  /** Called by the transport when the upstream body is complete. */
+  end(): void {
+    if (this.#state !== 'open') return;
+    this.#state = 'ended';
+    if (this.#sink) this.#end();
+  }
+
+  /** Called when the upstream body broke: the client gets a cut-off response. */
+  fail(_reason: Error): void {
+    if (this.#state !== 'open') return;
+    this.#state = 'failed';
+    this.#controller.abort(_reason);
+    this.#sink?.destroy();
+    this.#finish(false);
+  }
+
+  /** Stops relaying and aborts the upstream request (the client is gone). */
+  abort(reason: Error): void {
+    this.fail(reason);
+  }
+
+  #write(chunk: Buffer): void {
+    if (this.#sink && !this.#sink.write(chunk)) this.#controller.pause();
+  }
+
+  #end(): void {
+    this.#sink?.end();
+    this.#finish(true);
+  }
+
+  #finish(ok: boolean): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    clearTimeout(this.#idle);
+    this.#idle = undefined;
+    for (const callback of this.#onFinish.splice(0)) callback(ok);
+  }
+}

@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
+
+let harness: Harness | undefined;
+const servers: Server[] = [];
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** An upstream whose handler the test writes; returns its URL. */
+async function upstream(handler: (res: ServerResponse) => void): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => handler(res));
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+function pointAt(h: Harness, name: string, url: string): void {
+  h.server.reload({
+    ...h.server.config,
+    nodes: h.server.nodes().map((n) => (n.name === name ? { ...n, url, redactedUrl: url } : n)),
+  });
+}
+
+/** Streams a POST through the proxy, calling onFirstByte when the first chunk arrives. */
+function streamThrough(
+  url: string,
+  body: string,
+  onFirstByte: () => void,
+): Promise<{ status: number; data: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let first = true;
+        res.on('data', (chunk: Buffer) => {
+          if (first) onFirstByte();
+          first = false;
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, data: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const HEAD = `{"jsonrpc":"2.0","id":1,"result":"${'a'.repeat(200 * 1024)}`;
+
+describe('large answers', () => {
+  it('passes a 20 MB getProgramAccounts answer through byte for byte', async () => {
+    harness = await startHarness([{ name: 'big', mock: { responseBytes: 20 * 1024 * 1024 } }]);
+    const body = JSON.stringify(rpc('getProgramAccounts', 1, ['11111111111111111111111111111111']));
+    const direct = await streamThrough(harness.mocks.big!.url, body, () => {});
+    const proxied = await streamThrough(harness.url, body, () => {});
+    expect(proxied.status).toBe(200);
+    expect(proxied.data.length).toBeGreaterThanOrEqual(20 * 1024 * 1024);
+    expect(sha(proxied.data)).toBe(sha(direct.data));
+  });
+
+  it('sends the first bytes to the client before the upstream has sent the last', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let upstreamFinishedAt = 0;
+    const url = await upstream((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(HEAD);
+      // The tail is held back until the client has seen the head (or 3 s, to fail cleanly).
+      void Promise.race([released, new Promise((resolve) => setTimeout(resolve, 3000))]).then(
+        () => {
+          upstreamFinishedAt = performance.now();
+          res.end('"}');
+        },
+      );
+    });
+    harness = await startHarness([{ name: 'n' }]);
+    pointAt(harness, 'n', url);
+    let firstByteAt = 0;
+    const result = await streamThrough(
+      harness.url,
+      JSON.stringify(rpc('getProgramAccounts')),
+      () => {
+        firstByteAt = performance.now();
+        release();
+      },
+    );
+    expect(result.data.toString()).toBe(`${HEAD}"}`);
+    expect(firstByteAt).toBeGreaterThan(0);
+    expect(firstByteAt).toBeLessThan(upstreamFinishedAt);
+  });
+
+  it('aborts the upstream request and frees the permit when the client disconnects mid-stream', async () => {
+    let upstreamClosed = false;
+    const url = await upstream((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(HEAD);
+      res.on('close', () => (upstreamClosed = true));
+      // never ends on its own
+    });
+    harness = await startHarness([{ name: 'n', maxConcurrent: 1 }]);
+    pointAt(harness, 'n', url);
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(harness!.url, { method: 'POST' }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', () => undefined);
+      req.end(JSON.stringify(rpc('getProgramAccounts')));
+      setTimeout(() => reject(new Error('no data')), 3000);
+    });
+    await expect.poll(() => upstreamClosed, { timeout: 2000 }).toBe(true);
+    expect(harness.server.topology.node('n')!.permits.inFlight).toBe(0);
+    // The single permit is free: a later request is admitted (and served by a healthy answer).
+    pointAt(harness, 'n', harness.mocks.n!.url);
+    expect((await harness.post(rpc('getSlot'))).status).toBe(200);
+  });
+
+  it('buffers and classifies a large answer whose first member is an error', async () => {
+    const url = await upstream((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"${'x'.repeat(100 * 1024)}"}}`,
+      );
+    });
+    harness = await startHarness([
+      { name: 'erring', tier: 0 },
+      { name: 'healthy', tier: 1 },
+    ]);
+    pointAt(harness, 'erring', url);
+    const response = await harness.post(rpc('getSlot'));
+    expect(response.status).toBe(200);
+    expect(harness.mocks.healthy!.stats().requests).toBe(1);
+    expect(await harness.metrics()).toMatch(
+      /rpc_upstream_attempts_total\{node="erring",outcome="retryable_rpc_error"\} 1/,
+    );
+  });
+});
