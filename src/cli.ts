@@ -15,7 +15,7 @@ program
       "inside every provider's rate limit, concurrency cap and monthly credit quota.",
   )
   .version(packageVersion(), '-V, --version', 'print the version')
-  .showHelpAfterError('(run `cascade --help` for the list of commands)')
+  .showHelpAfterError('(add --help for usage and examples)')
   .showSuggestionAfterError()
   .exitOverride()
   .configureOutput({ writeErr: (text) => process.stderr.write(text) });
@@ -206,10 +206,140 @@ quota
     },
   );
 
+interface BenchTlsFlags {
+  rpcUrl?: string;
+  proxyUrl?: string;
+  requests?: string;
+  concurrency?: string;
+  qps?: string;
+  body?: string;
+  rtt?: string;
+  warmup?: string;
+  timeout?: string;
+  out?: string;
+  json?: boolean;
+}
+
+interface BenchLoadFlags {
+  scenario?: string;
+  duration?: string;
+  warmup?: string;
+  connections?: string;
+  limitsScale?: string;
+  proxyUrl?: string;
+  config?: string;
+  body?: string;
+  out?: string;
+  json?: boolean;
+}
+
+interface BenchOverheadFlags {
+  rate?: string;
+  duration?: string;
+  warmup?: string;
+  connections?: string;
+  delay?: string;
+  body?: string;
+  out?: string;
+  json?: boolean;
+}
+
+const bench = program
+  .command('bench')
+  .description(
+    'benchmarks writing results/: TLS amortization (compare | direct | proxy), load, overhead',
+  );
+
+const BENCH_TLS_MODES = [
+  ['compare', 'a naive client (new TLS connection per request) direct vs through cascade'],
+  ['direct', 'the naive client straight to the provider only'],
+  ['proxy', 'the naive client through cascade only'],
+] as const;
+
+for (const [mode, description] of BENCH_TLS_MODES) {
+  bench
+    .command(mode, { isDefault: mode === 'compare' })
+    .description(description)
+    .addOption(
+      new Option('--rpc-url <url>', 'provider both paths hit (default: a local TLS mock)').env(
+        'RPC_URL',
+      ),
+    )
+    .addOption(new Option('--requests <n>', 'requests per path (default 200)').env('REQUESTS'))
+    .addOption(
+      new Option('--concurrency <n>', 'concurrent connections (default 8)').env('CONCURRENCY'),
+    )
+    .addOption(new Option('--qps <n>', 'cap requests/s (default: unthrottled)').env('QPS'))
+    .addOption(new Option('--body <json>', 'JSON-RPC body (default: getHealth)').env('BODY'))
+    .option('--proxy-url <url>', 'measure this running proxy instead of starting one')
+    .option('--rtt <ms>', 'simulated round trip of the local TLS mock (default 50)')
+    .option('--warmup <n>', 'unmeasured requests before each path (default: --concurrency)')
+    .option('--timeout <ms>', 'per-request deadline (default 10000)')
+    .option('--out <dir>', 'results directory (default results)')
+    .option('--json', 'print the JSON report instead of the table')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  cascade bench\n  cascade bench --rtt 80 --requests 400 --concurrency 16\n  RPC_URL="https://mainnet.helius-rpc.com/?api-key=KEY" QPS=2 REQUESTS=24 CONCURRENCY=3 cascade bench',
+    )
+    .action(async (options: BenchTlsFlags) => {
+      const [{ runAction }, { runBenchTls }] = await Promise.all([
+        import('./commands/run-action.js'),
+        import('./commands/bench.js'),
+      ]);
+      await runAction((io) => runBenchTls(mode, options, io));
+    });
+}
+
+bench
+  .command('load')
+  .description("CascadeRPC's Run 1 / Run 2: six mock nodes, cascade, autocannon; spillover by tier")
+  .option('--scenario <name>', 'run1 (no node latency) or run2 (3, 5, 7 ms) (default run1)')
+  .option('--duration <s>', 'seconds of measured load (default 10)')
+  .option('--warmup <s>', 'seconds of unmeasured load first (default 2)')
+  .option('--connections <n>', 'keep-alive connections (default 100)')
+  .option('--limits-scale <f>', 'factor on the config rps_limit values (default 0.04)')
+  .option('--proxy-url <url>', 'load this running proxy (reads its /metrics) instead')
+  .addOption(configOption())
+  .option('--body <json>', 'JSON-RPC body (default: getHealth)')
+  .option('--out <dir>', 'results directory (default results)')
+  .option('--json', 'print the JSON report instead of the tables')
+  .addHelpText(
+    'after',
+    '\nExamples:\n  cascade bench load --scenario run1\n  cascade bench load --scenario run2 --duration 30 --connections 200',
+  )
+  .action(async (options: BenchLoadFlags) => {
+    const [{ runAction }, { runBenchLoad }] = await Promise.all([
+      import('./commands/run-action.js'),
+      import('./commands/bench-load.js'),
+    ]);
+    await runAction((io) => runBenchLoad(options, io));
+  });
+
+bench
+  .command('overhead')
+  .description('warm vs warm: the same fixed-rate load to a mock node directly and via cascade')
+  .option('--rate <n>', 'requests/s across all connections (default 2000)')
+  .option('--duration <s>', 'seconds of measured load per path (default 10)')
+  .option('--warmup <s>', 'seconds of unmeasured load per path first (default 2)')
+  .option('--connections <n>', 'keep-alive connections (default 10)')
+  .option('--delay <ms>', 'latency of the mock node (default 0)')
+  .option('--body <json>', 'JSON-RPC body (default: getHealth)')
+  .option('--out <dir>', 'results directory (default results)')
+  .option('--json', 'print the JSON report instead of the table')
+  .addHelpText('after', '\nExample:\n  cascade bench overhead --rate 2000 --duration 10')
+  .action(async (options: BenchOverheadFlags) => {
+    const [{ runAction }, { runBenchOverhead }] = await Promise.all([
+      import('./commands/run-action.js'),
+      import('./commands/bench-overhead.js'),
+    ]);
+    await runAction((io) => runBenchOverhead(options, io));
+  });
+
 program.addHelpText('after', '\nRun `cascade <command> --help` for the flags of one command.');
 
 try {
-  await program.parseAsync(process.argv);
+  if (process.argv.length <= 2) program.outputHelp();
+  else await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) {
     const clean = ['commander.helpDisplayed', 'commander.version', 'commander.help'];

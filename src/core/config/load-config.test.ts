@@ -497,10 +497,15 @@ describe('loadConfig: monthly_limit and the spillover threshold', () => {
     expect(threshold(raw(String(limit)), 95)).toBe(exact);
   });
 
-  it('rejects a monthly_limit TOML cannot hold exactly', () => {
+  it('rejects a monthly_limit a number cannot hold exactly, naming the field', () => {
     const result = loadNode({ monthly_limit: raw('18446744073709551615') });
     expect(result.config).toBeUndefined();
-    expect(result.errors[0]!.message).toContain('not valid TOML');
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        path: 'nodes[0].monthly_limit',
+        message: 'must be between 0 and 9007199254740991, got 18446744073709551615',
+      }),
+    ]);
   });
 });
 
@@ -747,6 +752,13 @@ describe('loadDotEnv', () => {
     const env: NodeJS.ProcessEnv = { A: '1' };
     expect(loadDotEnv(temp.dir, env)).toEqual([]);
     expect(env).toEqual({ A: '1' });
+  });
+
+  it('finds the nearest .env in an ancestor directory', () => {
+    temp.write({ '.env': 'FROM_PARENT=yes\n', 'deep/er/placeholder': '' });
+    const env: NodeJS.ProcessEnv = {};
+    expect(loadDotEnv(temp.path('deep/er'), env)).toEqual(['FROM_PARENT']);
+    expect(env.FROM_PARENT).toBe('yes');
   });
 
   it('feeds node URLs when the loader uses the same env', () => {

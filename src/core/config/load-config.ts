@@ -39,13 +39,22 @@ export function resolveConfigPath(options: LoadConfigOptions): string {
   return path.resolve(options.cwd ?? process.cwd(), chosen);
 }
 
+/** The nearest `.env` in `cwd` or one of its ancestors. */
+function findDotEnv(cwd: string): string | undefined {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, '.env');
+    if (existsSync(file)) return file;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
 /**
- * Loads `.env` from `cwd` into `env` without overriding variables that are already set.
- * A missing file is fine; returns the names it set.
+ * Loads the nearest `.env` (in `cwd` or an ancestor, as CascadeRPC does) into `env` without
+ * overriding variables that are already set. No file is fine; returns the names it set.
  */
 export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  const file = path.join(cwd, '.env');
-  if (!existsSync(file)) return [];
+  const file = findDotEnv(cwd);
+  if (file === undefined) return [];
   const parsed = parseEnv(readFileSync(file, 'utf8'));
   const set: string[] = [];
   for (const [key, value] of Object.entries(parsed)) {
@@ -71,7 +80,7 @@ function readDocument(file: string, problems: ProblemList): Record<string, unkno
     return undefined;
   }
   try {
-    return parse(text);
+    return parse(text, { integersAsBigInt: 'asNeeded' });
   } catch (err) {
     const message = (err as Error).message.split('\n')[0] ?? 'parse error';
     const { line, column } = err as { line?: number; column?: number };

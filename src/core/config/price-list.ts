@@ -93,7 +93,7 @@ export function loadPriceList(
   }
   let doc: Record<string, unknown>;
   try {
-    doc = parse(text);
+    doc = parse(text, { integersAsBigInt: 'asNeeded' });
   } catch (err) {
     problems.error(absolutePath, '', `not valid TOML: ${(err as Error).message.split('\n')[0]}`);
     return undefined;

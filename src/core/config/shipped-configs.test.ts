@@ -21,9 +21,9 @@ const FAKE_ENV: NodeJS.ProcessEnv = {
 };
 
 describe('shipped balancer configs', () => {
-  it('ships the three documented configs', () => {
-    expect(tomlFiles(BALANCER_DIR).sort()).toEqual(
-      ['config.example.toml', 'evm.example.toml', 'mock_nodes.toml'].sort(),
+  it('ships the documented configs', () => {
+    expect(tomlFiles(BALANCER_DIR)).toEqual(
+      expect.arrayContaining(['config.example.toml', 'evm.example.toml', 'mock_nodes.toml']),
     );
   });
 

@@ -18,6 +18,7 @@ export function describeType(value: unknown): string {
   if (isTable(value)) return 'a table';
   if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
   if (typeof value === 'number' && !Number.isInteger(value)) return `the float ${value}`;
+  if (typeof value === 'bigint') return `number ${value}`;
   return `${typeof value} ${String(value)}`;
 }
 
@@ -93,6 +94,12 @@ export class FieldReader {
     const path = this.#path(key);
     if (value === undefined) {
       if (range.required) this.problems.error(this.file, path, 'is required', range.hint);
+      return undefined;
+    }
+    if (typeof value === 'bigint') {
+      // Parsed as BigInt only when too large to hold exactly in a number.
+      const message = `must be between ${range.min} and ${range.max}, got ${value}`;
+      this.problems.error(this.file, path, message, range.hint);
       return undefined;
     }
     if (typeof value !== 'number' || !Number.isInteger(value)) {
