@@ -43,6 +43,8 @@ interface Round {
   firstSaturated: UpstreamNode | undefined;
   sawPenalized: boolean;
   dispatched: Array<Promise<void>>;
+  /** The node set the round walked (changes only on reload). */
+  nodes: readonly UpstreamNode[];
 }
 
 class BatchRouting {
@@ -123,16 +125,18 @@ async function dispatch(
 }
 
 function runRound(state: BatchRouting): Round {
+  const table = state.ctx.table();
   const round: Round = {
     minWait: Infinity,
     firstSaturated: undefined,
     sawPenalized: false,
     dispatched: [],
+    nodes: table.all,
   };
   const open = state.open();
   const claimed = new Set<Pending>();
   const now = state.ctx.clock.now();
-  for (const node of state.ctx.table().ranked) {
+  for (const node of table.ranked) {
     if (claimed.size === open.length) break;
     if (!open.some((p) => !claimed.has(p) && !p.tried.includes(node))) continue;
     if (!state.failOpen && node.penalty.isActive(now)) {
@@ -175,7 +179,8 @@ async function afterRound(round: Round, state: BatchRouting): Promise<boolean> {
     state.failOpen = true;
     return true;
   }
-  return false;
+  // A reload published new nodes while the round walked the old set: walk again.
+  return state.ctx.table().all !== round.nodes;
 }
 
 function assemble(state: BatchRouting, timedOut: boolean): BatchResult {

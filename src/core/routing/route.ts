@@ -53,6 +53,8 @@ class RequestRouting {
   minWait = Infinity;
   firstSaturated: UpstreamNode | undefined = undefined;
   sawPenalized = false;
+  /** The node set the last round walked (changes only on reload). */
+  roundNodes: readonly UpstreamNode[] = [];
 
   constructor(
     readonly request: RpcRequest,
@@ -124,7 +126,9 @@ async function dial(
 async function runRound(state: RequestRouting, ctx: RouteContext): Promise<Served> {
   state.startRound();
   const now = ctx.clock.now();
-  for (const node of ctx.table().ranked) {
+  const table = ctx.table();
+  state.roundNodes = table.all;
+  for (const node of table.ranked) {
     if (state.tried.includes(node)) continue;
     if (!state.failOpen && node.penalty.isActive(now)) {
       node.metrics.skip(SkipReason.penalized);
@@ -209,7 +213,7 @@ export async function route(
       if (waited) return waited;
     } else if (state.sawPenalized && !state.failOpen) {
       state.failOpen = true;
-    } else {
+    } else if (ctx.table().all === state.roundNodes) {
       return { kind: 'exhausted', attempts: state.attempts, credits: state.credits };
     }
   }
