@@ -158,10 +158,11 @@ describe('/metrics exposition', () => {
     expect(samplesOf(e, 'cascade_build_info')[0]!.labels.node_version).toBe(process.version);
   });
 
-  it('renders an unmetered threshold as +Inf and an unmeasured EMA as NaN', async () => {
-    const h = await start([{ name: 'free' }]);
+  it('renders thresholds as plain decimals, an unmetered one as +Inf, an unmeasured EMA as NaN', async () => {
+    const h = await start([{ name: 'free' }, { name: 'paid', monthlyLimit: 1000 }]);
     const text = await h.metrics();
     expect(text).toContain('rpc_node_quota_threshold{node="free"} +Inf\n');
+    expect(text).toContain('rpc_node_quota_threshold{node="paid"} 950\n');
     expect(text).toContain('rpc_node_latency_ema_seconds{node="free",tier="0"} NaN\n');
     expect(text).not.toMatch(/ (Nan|Infinity|-?inf)$/m);
   });
@@ -209,6 +210,20 @@ describe('/metrics exposition', () => {
       expect(valueOf(e, `${name}_count`, labels)).toBe(1);
       expect(valueOf(e, `${name}_sum`, labels)).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('rpc_batch_size', () => {
+  it('observes the element count of each batch and nothing for single requests', async () => {
+    const h = await start([{ name: 'n' }]);
+    await h.post(rpc('getSlot'));
+    await h.post([rpc('getSlot', 1), rpc('getBalance', 2), rpc('getSlot', 3)]);
+    const e = await scrape(h);
+    expect(valueOf(e, 'rpc_batch_size_count')).toBe(1);
+    expect(valueOf(e, 'rpc_batch_size_sum')).toBe(3);
+    expect(valueOf(e, 'rpc_batch_size_bucket', { le: '2' })).toBe(0);
+    expect(valueOf(e, 'rpc_batch_size_bucket', { le: '5' })).toBe(1);
+    expect(valueOf(e, 'rpc_requests_total', { outcome: 'forwarded' })).toBe(2);
   });
 });
 
@@ -511,7 +526,10 @@ describe('metrics_port', () => {
     if (!external) ctx.skip('this machine has no non-loopback IPv4 address to try');
     const h = await start([{ name: 'n' }], { server: { metricsPort: 0 } });
     await expect(
-      fetch(`http://${external!.address}:${h.server.metricsPort}/metrics`),
+      // Refused, or dropped by a firewall: either way no answer.
+      fetch(`http://${external!.address}:${h.server.metricsPort}/metrics`, {
+        signal: AbortSignal.timeout(2000),
+      }),
     ).rejects.toThrow();
   });
 });
