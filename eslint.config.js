@@ -115,7 +115,12 @@ export default tseslint.config(
     ]),
   },
   {
-    files: ['src/core/node/**/*.ts', 'src/core/quota/**/*.ts', 'src/core/metrics.ts'],
+    files: [
+      'src/core/node/**/*.ts',
+      'src/core/quota/**/*.ts',
+      'src/core/metrics.ts',
+      'src/core/prom-metrics.ts',
+    ],
     rules: restrict([
       {
         group: [

@@ -251,9 +251,9 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
       reloadConfig({ server: running, flusher, registry, logger, io, configPath: options.config });
   };
   process.on('SIGHUP', onHup);
-  const watchThresholds = thresholdWatcher(running, ledger, logger);
+  // Threshold crossings are checked every second: a flush period (60 s) is too late to hear of it.
+  const thresholdTimer = setInterval(thresholdWatcher(running, ledger, logger), 1000);
   const flushTimer = setInterval(() => {
-    watchThresholds();
     void flusher.tick().then(({ events, error }) => {
       logRollover(logger, events);
       if (error)
@@ -268,6 +268,7 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   logger.info({ signal: await stopped }, 'shutting down: finishing in-flight requests');
   process.off('SIGHUP', onHup);
   clearInterval(flushTimer);
+  clearInterval(thresholdTimer);
   await admin?.close();
   await running.close();
   let code: ExitCode = 0;
@@ -282,6 +283,6 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   const usage = Object.fromEntries(
     [...ledger.snapshot()].map(([name, entry]) => [name, entry.used]),
   );
-  logger.info({ usage }, 'cascade stopped');
+  logger.info({ requests: running.requestCounts(), usage }, 'cascade stopped');
   return code;
 }

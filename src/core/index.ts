@@ -30,6 +30,7 @@ export { ProxyServer, type ProxyServerOptions } from './http/server.js';
 export type { HealthReport } from './http/health.js';
 export type { TopologyDiff } from './routing/topology.js';
 export { MONOTONIC_CLOCK, ManualClock, type Clock } from './clock.js';
-export { NOOP_METRICS, createPromMetrics, type ProxyMetrics } from './metrics.js';
+export { NOOP_METRICS, type ProxyMetrics } from './metrics.js';
+export { createPromMetrics } from './prom-metrics.js';
 export * from './quota/index.js';
 export { startAdminServer, type AdminHandlers, type AdminServer } from './http/admin-server.js';

@@ -74,6 +74,14 @@ describe('cascade serve (spawned)', () => {
     expect(await p.stop('SIGTERM')).toBe(0);
     for (const text of [p.output(), health, metrics]) expect(text).not.toContain('TOPSECRET');
     expect(p.output()).toContain('api-key=***');
+    const stopped = p
+      .output()
+      .split('\n')
+      .find((line) => line.includes('cascade stopped'))!;
+    expect(JSON.parse(stopped)).toMatchObject({
+      requests: { forwarded: 3, bad_request: 0, bad_gateway: 0, timeout: 0 },
+      usage: { primary: 3 },
+    });
 
     const quotas = JSON.parse(readFileSync(path.join(dir, 'quotas.json'), 'utf8')) as Record<
       string,

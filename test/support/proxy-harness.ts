@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import type { Config, NodeConfig, ServerConfig } from '../../src/core/config/types.js';
 import { ProxyServer } from '../../src/core/http/server.js';
-import { createPromMetrics } from '../../src/core/metrics.js';
+import { createPromMetrics } from '../../src/core/prom-metrics.js';
 import { LocalUsageLedger } from '../../src/core/quota/usage-ledger.js';
 import { startMockNodes, type MockNode, type MockNodeOptions } from '../../src/mock/index.js';
 import { TEST_REGISTRY, nodeConfig, priceList } from './node-config.js';

@@ -35,6 +35,8 @@ export interface ProxyHandlerContext {
   readonly maxBodyBytes: number;
   readonly maxBatchSize: number;
   readonly accessLog: boolean;
+  /** Requests answered, by REQUEST_OUTCOMES index (the shutdown summary reads it). */
+  readonly counts: Float64Array;
 }
 
 function forwardHeaders(req: IncomingMessage): ForwardHeaders {
@@ -49,6 +51,7 @@ function forwardHeaders(req: IncomingMessage): ForwardHeaders {
 function finish(ctx: ProxyHandlerContext, startedAt: number, outcome: number): number {
   const seconds = (ctx.clock.now() - startedAt) / 1000;
   ctx.metrics.request(outcome, seconds);
+  ctx.counts[outcome]!++;
   return seconds;
 }
 
@@ -63,7 +66,7 @@ function respondRouted(res: ServerResponse, request: RpcRequest, result: RouteRe
     }
     return RequestOutcome.forwarded;
   }
-  const idJson = request.batch === undefined ? readIdJson(request.body) : 'null';
+  const idJson = readIdJson(request.body);
   if (result.kind === 'timeout') {
     sendRpcError(res, 504, RPC_ERROR.serverError, ERROR_MESSAGE.globalTimeout, idJson);
     return RequestOutcome.timeout;
@@ -72,25 +75,36 @@ function respondRouted(res: ServerResponse, request: RpcRequest, result: RouteRe
   return RequestOutcome.badGateway;
 }
 
+/** One access-log line (only with --access-log): what was asked, where it went, what it cost. */
 function logAccess(
   ctx: ProxyHandlerContext,
-  request: RpcRequest,
-  result: RouteResult,
+  fields: Record<string, unknown>,
   outcome: number,
   seconds: number,
 ): void {
   ctx.logger.info(
-    {
-      method: request.method,
-      node: result.kind === 'answer' ? result.node : null,
-      status: result.kind === 'answer' ? result.status : null,
-      attempts: result.attempts,
-      credits: result.credits,
-      outcome: REQUEST_OUTCOMES[outcome],
-      ms: Math.round(seconds * 1e4) / 10,
-    },
+    { ...fields, outcome: REQUEST_OUTCOMES[outcome], ms: Math.round(seconds * 1e4) / 10 },
     'request',
   );
+}
+
+/** Answers a request cascade refuses to route (400, 413) and records it. */
+function reject(
+  res: ServerResponse,
+  ctx: ProxyHandlerContext,
+  startedAt: number,
+  answer: { status: number; code: number; message: string; idJson: string },
+): void {
+  sendRpcError(res, answer.status, answer.code, answer.message, answer.idJson);
+  const seconds = finish(ctx, startedAt, RequestOutcome.badRequest);
+  if (ctx.accessLog) {
+    logAccess(
+      ctx,
+      { status: answer.status, error: answer.message, attempts: 0, credits: 0 },
+      RequestOutcome.badRequest,
+      seconds,
+    );
+  }
 }
 
 async function proxy(
@@ -102,12 +116,13 @@ async function proxy(
 ): Promise<void> {
   const parsed = parseRequest(body, ctx.registry);
   if (!parsed.ok) {
-    if (parsed.problem === 'empty_batch') {
-      sendRpcError(res, 400, RPC_ERROR.invalidRequest, ERROR_MESSAGE.invalidRequest, 'null');
-    } else {
-      sendRpcError(res, 400, RPC_ERROR.parseError, ERROR_MESSAGE.parseError, parsed.idJson);
-    }
-    finish(ctx, startedAt, RequestOutcome.badRequest);
+    const empty = parsed.problem === 'empty_batch';
+    reject(res, ctx, startedAt, {
+      status: 400,
+      code: empty ? RPC_ERROR.invalidRequest : RPC_ERROR.parseError,
+      message: empty ? ERROR_MESSAGE.invalidRequest : ERROR_MESSAGE.parseError,
+      idJson: empty ? 'null' : parsed.idJson,
+    });
     return;
   }
   const batch = parsed.request.batch;
@@ -118,7 +133,17 @@ async function proxy(
   const result = await route(parsed.request, forwardHeaders(req), ctx.route);
   const outcome = respondRouted(res, parsed.request, result);
   const seconds = finish(ctx, startedAt, outcome);
-  if (ctx.accessLog) logAccess(ctx, parsed.request, result, outcome, seconds);
+  if (ctx.accessLog) {
+    const answered = result.kind === 'answer';
+    const fields = {
+      method: parsed.request.method,
+      node: answered ? result.node : null,
+      status: answered ? result.status : null,
+      attempts: result.attempts,
+      credits: result.credits,
+    };
+    logAccess(ctx, fields, outcome, seconds);
+  }
 }
 
 async function proxyBatch(
@@ -131,8 +156,12 @@ async function proxyBatch(
   ctx.metrics.batchSize(batch.length);
   if (batch.length > ctx.maxBatchSize) {
     const message = `Batch of ${batch.length} requests exceeds the limit of ${ctx.maxBatchSize} (server.max_batch_size)`;
-    sendRpcError(res, 400, RPC_ERROR.invalidRequest, message, 'null');
-    finish(ctx, startedAt, RequestOutcome.badRequest);
+    reject(res, ctx, startedAt, {
+      status: 400,
+      code: RPC_ERROR.invalidRequest,
+      message,
+      idJson: 'null',
+    });
     return;
   }
   const result = await routeBatch(batch, forwardHeaders(req), ctx.route);
@@ -145,16 +174,13 @@ async function proxyBatch(
       : RequestOutcome.badGateway;
   const seconds = finish(ctx, startedAt, outcome);
   if (ctx.accessLog) {
-    ctx.logger.info(
-      {
-        method: `batch[${batch.length}]`,
-        attempts: result.attempts,
-        credits: result.credits,
-        outcome: REQUEST_OUTCOMES[outcome],
-        ms: Math.round(seconds * 1e4) / 10,
-      },
-      'request',
-    );
+    const fields = {
+      method: `batch[${batch.length}]`,
+      nodes: result.nodes,
+      attempts: result.attempts,
+      credits: result.credits,
+    };
+    logAccess(ctx, fields, outcome, seconds);
   }
 }
 
@@ -169,15 +195,14 @@ export function handleProxy(
     if (failure === 'too_large') {
       // The rest of an oversized body is never read: close the connection after answering.
       res.setHeader('connection', 'close');
-      sendRpcError(
-        res,
-        413,
-        RPC_ERROR.invalidRequest,
-        `Request body exceeds the ${ctx.maxBodyBytes}-byte limit (server.max_body_bytes)`,
-        'null',
-      );
       res.once('finish', () => req.destroy());
-      finish(ctx, startedAt, RequestOutcome.badRequest);
+      const message = `Request body exceeds the ${ctx.maxBodyBytes}-byte limit (server.max_body_bytes)`;
+      reject(res, ctx, startedAt, {
+        status: 413,
+        code: RPC_ERROR.invalidRequest,
+        message,
+        idJson: 'null',
+      });
       return;
     }
     if (!body) return;

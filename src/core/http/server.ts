@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import { MONOTONIC_CLOCK, type Clock } from '../clock.js';
 import type { Config, NodeConfig } from '../config/types.js';
-import { NOOP_METRICS, createPromMetrics, type ProxyMetrics } from '../metrics.js';
+import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics, type QuotaSample } from '../metrics.js';
+import { createPromMetrics } from '../prom-metrics.js';
+import { nextReset } from '../quota/billing-period.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { RouteEvents } from '../routing/attempt.js';
 import { Topology, type TopologyDiff, type UsageProvider } from '../routing/topology.js';
@@ -59,6 +61,7 @@ export class ProxyServer {
   #inFlight = 0;
   #drained: (() => void) | undefined;
   #allDown = false;
+  readonly #down = new Set<string>();
   #port = 0;
   #metricsPort: number | undefined;
 
@@ -78,7 +81,8 @@ export class ProxyServer {
     const events: RouteEvents = {
       penalized: (node, reason, seconds) =>
         options.logger.warn({ node: node.name, reason, seconds }, 'node penalized'),
-      recovered: (node) => options.logger.info({ node: node.name }, 'node recovered'),
+      recovered: (node, seconds) =>
+        options.logger.info({ node: node.name, after_seconds: seconds }, 'node recovered'),
     };
     this.#handler = {
       route: {
@@ -96,6 +100,7 @@ export class ProxyServer {
       maxBodyBytes: server.maxBodyBytes,
       maxBatchSize: server.maxBatchSize,
       accessLog: options.accessLog ?? false,
+      counts: new Float64Array(REQUEST_OUTCOMES.length),
     };
     this.#server = createServer(
       { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
@@ -124,17 +129,32 @@ export class ProxyServer {
         throw err;
       }
     }
-    proxy.metrics.setQuotaSource(() =>
-      proxy.topology.table.all.map((node) => ({
-        name: node.name,
-        used: node.usage.used,
-        threshold: node.config.spilloverThreshold,
-      })),
-    );
+    proxy.metrics.setQuotaSource(() => proxy.#quotaSamples());
     proxy.#tick();
     proxy.#rankTimer = setInterval(() => proxy.#tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
     return proxy;
+  }
+
+  /** Client requests answered so far, by outcome (works with metrics off too). */
+  requestCounts(): Record<(typeof REQUEST_OUTCOMES)[number], number> {
+    const counts = this.#handler.counts;
+    return {
+      forwarded: counts[0]!,
+      bad_request: counts[1]!,
+      bad_gateway: counts[2]!,
+      timeout: counts[3]!,
+    };
+  }
+
+  #quotaSamples(): QuotaSample[] {
+    const today = new Date();
+    return this.topology.table.all.map((node) => ({
+      name: node.name,
+      used: node.usage.used,
+      threshold: node.config.spilloverThreshold,
+      periodEnd: Date.parse(`${nextReset(today, node.config.resetDay)}T00:00:00Z`) / 1000,
+    }));
   }
 
   /** The bound port of the main listener. */
@@ -209,6 +229,7 @@ export class ProxyServer {
       emaSeconds: node.ema.isMeasured ? node.ema.micros / 1e6 : NaN,
     }));
     this.metrics.publishHealth(samples);
+    this.#logPenaltyChanges(now);
     const healthy = samples.filter((sample) => sample.healthy).length;
     if (healthy === 0 && samples.length > 0 && !this.#allDown) {
       this.#options.logger.error(
@@ -217,6 +238,17 @@ export class ProxyServer {
       );
     }
     this.#allDown = healthy === 0 && samples.length > 0;
+  }
+
+  /** Logs nodes whose penalty ran out (a success clearing it is logged by the router). */
+  #logPenaltyChanges(now: number): void {
+    for (const node of this.topology.table.all) {
+      if (node.penalty.isActive(now)) {
+        this.#down.add(node.name);
+      } else if (this.#down.delete(node.name) && node.penalty.until !== 0) {
+        this.#options.logger.info({ node: node.name }, 'node penalty over; back in rotation');
+      }
+    }
   }
 
   #onRequest(req: IncomingMessage, res: ServerResponse): void {

@@ -18,6 +18,7 @@ export function penaltySeconds(retryAfterSeconds: number): number {
 /** Penalty state of one node, in monotonic milliseconds. */
 export class Penalty {
   #until = 0;
+  #since = 0;
 
   /** True while the penalty lasts. */
   isActive(now: number): boolean {
@@ -29,8 +30,14 @@ export class Penalty {
     return this.#until;
   }
 
+  /** When the current penalty began (meaningful while one is active). */
+  get since(): number {
+    return this.#since;
+  }
+
   /** Penalizes from `now` for penaltySeconds(retryAfter), keeping a longer standing penalty. */
   penalize(now: number, retryAfterSeconds: number): void {
+    if (!this.isActive(now)) this.#since = now;
     const until = now + penaltySeconds(retryAfterSeconds) * 1000;
     if (until > this.#until) this.#until = until;
   }

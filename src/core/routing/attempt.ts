@@ -17,7 +17,7 @@ export interface RouteEvents {
   /** A node was penalized (or its penalty extended). */
   penalized(node: UpstreamNode, reason: string, seconds: number): void;
   /** A penalized node answered successfully again. */
-  recovered(node: UpstreamNode): void;
+  recovered(node: UpstreamNode, penalizedSeconds: number): void;
 }
 
 /** Turns an answer that arrived whole into a verdict (rows 3–6 of the classification). */
@@ -76,8 +76,9 @@ function applyVerdict(
     node.ema.observe(roundTripMs);
     if (node.penalty.until !== 0) {
       const wasActive = node.penalty.isActive(now);
+      const since = node.penalty.since;
       node.penalty.clear();
-      if (wasActive) events.recovered(node);
+      if (wasActive) events.recovered(node, Math.round((now - since) / 100) / 10);
     }
   } else if (verdict.penalize) {
     const asked =

@@ -30,6 +30,8 @@ export interface BatchResult {
   readonly timedOut: boolean;
   readonly attempts: number;
   readonly credits: number;
+  /** Nodes that answered elements, in first-answer order. */
+  readonly nodes: readonly string[];
 }
 
 /** One element's routing state. */
@@ -52,6 +54,7 @@ class BatchRouting {
   credits = 0;
   forwarded = false;
   failOpen = false;
+  readonly nodes: string[] = [];
 
   constructor(
     readonly pending: Pending[],
@@ -121,7 +124,10 @@ async function dispatch(
     state.ctx,
     false,
   );
-  if (result.kind === 'done' && elements.some((p) => p.done)) state.forwarded = true;
+  if (result.kind === 'done' && elements.some((p) => p.done)) {
+    state.forwarded = true;
+    if (!state.nodes.includes(node.name)) state.nodes.push(node.name);
+  }
 }
 
 function runRound(state: BatchRouting): Round {
@@ -198,6 +204,7 @@ function assemble(state: BatchRouting, timedOut: boolean): BatchResult {
     timedOut,
     attempts: state.attempts,
     credits: state.credits,
+    nodes: state.nodes,
   };
 }
 
