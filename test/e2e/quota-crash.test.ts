@@ -4,12 +4,15 @@ import { startMockNodes, type MockNode } from '../../src/mock/index.js';
 import { parseQuotaFile } from '../../src/core/quota/quota-format.js';
 import { assertBuilt } from '../helpers/run-cli.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
-import { startCli } from '../support/cli-process.js';
+import { startCli, type CliProcess } from '../support/cli-process.js';
 
 let mocks: MockNode[] = [];
 let temp: TempDir | undefined;
+let running: CliProcess | undefined;
 beforeAll(() => assertBuilt());
 afterEach(async () => {
+  await running?.stop('SIGKILL');
+  running = undefined;
   await Promise.all(mocks.map((m) => m.close()));
   mocks = [];
   temp?.cleanup();
@@ -47,6 +50,7 @@ describe('quotas.json under kill -9', () => {
     let previous = 0;
     for (let round = 0; round < 5; round++) {
       const p = startCli(['serve', '--config', config], { cwd: temp.dir });
+      running = p;
       const url = (JSON.parse(await p.waitFor(/cascade serving/)) as { url: string }).url;
       const stop = { done: false };
       const clients = [load(url, stop), load(url, stop), load(url, stop)];

@@ -14,6 +14,12 @@ export interface CliProcess {
   exited(): Promise<number | null>;
 }
 
+/** Every child still running; killed if the test process exits first (no orphans). */
+const living = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of living) child.kill('SIGKILL');
+});
+
 /** Spawns `node dist/cli.js ...args`. */
 export function startCli(
   args: readonly string[],
@@ -32,7 +38,13 @@ export function startCli(
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  living.add(child);
+  const exit = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      living.delete(child);
+      resolve(code);
+    }),
+  );
   return {
     child,
     output: () => text,
