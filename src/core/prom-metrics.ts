@@ -1,15 +1,16 @@
 /**
- * The prom-client implementation of ProxyMetrics, one Registry per server. The request path
- * never touches the registry: labelled children are resolved once per node (or outcome) into
- * arrays, so recording is an index plus prom-client's increment.
+ * The prom-client implementation of ProxyMetrics, one Registry per server. What the request
+ * path records (requests, attempts, skips, durations, batch sizes) lives in indexed series —
+ * one array store per record, rendered by the Registry at scrape time; gauges set by the
+ * ranking tick and the quota gauges read at scrape time are ordinary prom-client gauges.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { IndexedCounter, IndexedHistogram } from './indexed-series.js';
 import {
   REQUEST_OUTCOMES,
   ATTEMPT_OUTCOMES,
   SKIP_REASONS,
   DURATION_BUCKETS,
-  NOOP_NODE,
   type NodeMetrics,
   type NodeHealthSample,
   type QuotaSample,
@@ -30,22 +31,23 @@ export function createPromMetrics(build: BuildInfo): ProxyMetrics {
 }
 
 interface NodeSeries {
-  recorder: NodeMetrics;
+  readonly recorder: NodeMetrics;
+  /** Series indexes of the node's attempt outcomes and skip reasons. */
+  readonly attempts: readonly number[];
+  readonly skips: readonly number[];
   tier: string | undefined;
-  /** False once a reload removed the node. */
-  live: boolean;
 }
 
 class PromMetrics implements ProxyMetrics {
   readonly #registry = new Registry();
   readonly contentType: string;
-  readonly #requests: Counter.Internal[];
-  readonly #requestDurations: Histogram.Internal<string>[];
-  readonly #attempts: Counter<string>;
-  readonly #attemptDurations: Histogram<string>;
-  readonly #skips: Counter<string>;
+  readonly #requests: IndexedCounter;
+  readonly #requestDurations: IndexedHistogram;
+  readonly #attempts: IndexedCounter;
+  readonly #attemptDurations: IndexedHistogram;
+  readonly #skips: IndexedCounter;
   readonly #sleepQueue: Gauge<string>;
-  readonly #batchSize: Histogram<string>;
+  readonly #batchSize: IndexedHistogram;
   readonly #nodeHealthy: Gauge<string>;
   readonly #healthyNodes: Gauge<string>;
   readonly #latencyEma: Gauge<string>;
@@ -65,53 +67,51 @@ class PromMetrics implements ProxyMetrics {
       labelNames: ['version', 'node_version'],
       registers,
     }).set({ version: build.version, node_version: process.version }, 1);
-    const requests = new Counter({
-      name: 'rpc_requests_total',
-      help: 'Client requests handled by CascadeRPC',
-      labelNames: ['outcome'],
-      registers,
-    });
-    const requestDuration = new Histogram({
-      name: 'rpc_request_duration_seconds',
-      help: 'End-to-end CascadeRPC request duration',
-      labelNames: ['outcome'],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
-    this.#requests = REQUEST_OUTCOMES.map((outcome) => requests.labels(outcome));
-    this.#requestDurations = REQUEST_OUTCOMES.map((outcome) => requestDuration.labels(outcome));
-    for (const child of this.#requests) child.inc(0);
-    for (const outcome of REQUEST_OUTCOMES) requestDuration.zero({ outcome });
-    this.#attempts = new Counter({
-      name: 'rpc_upstream_attempts_total',
-      help: 'Attempts sent to upstream RPC nodes',
-      labelNames: ['node', 'outcome'],
-      registers,
-    });
-    this.#attemptDurations = new Histogram({
-      name: 'rpc_upstream_duration_seconds',
-      help: 'Upstream RPC attempt duration',
-      labelNames: ['node', 'outcome'],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
-    this.#skips = new Counter({
-      name: 'rpc_upstream_skips_total',
-      help: 'Nodes passed over without sending a request',
-      labelNames: ['node', 'reason'],
-      registers,
-    });
+    const registry = this.#registry;
+    this.#requests = new IndexedCounter(
+      'rpc_requests_total',
+      'Client requests handled by CascadeRPC',
+      registry,
+    );
+    this.#requestDurations = new IndexedHistogram(
+      'rpc_request_duration_seconds',
+      'End-to-end CascadeRPC request duration',
+      DURATION_BUCKETS,
+      registry,
+    );
+    // Series index = outcome index: every outcome exists at 0 from startup.
+    for (const outcome of REQUEST_OUTCOMES) {
+      this.#requests.add({ outcome });
+      this.#requestDurations.add({ outcome });
+    }
+    this.#attempts = new IndexedCounter(
+      'rpc_upstream_attempts_total',
+      'Attempts sent to upstream RPC nodes',
+      registry,
+    );
+    this.#attemptDurations = new IndexedHistogram(
+      'rpc_upstream_duration_seconds',
+      'Upstream RPC attempt duration',
+      DURATION_BUCKETS,
+      registry,
+    );
+    this.#skips = new IndexedCounter(
+      'rpc_upstream_skips_total',
+      'Nodes passed over without sending a request',
+      registry,
+    );
     this.#sleepQueue = new Gauge({
       name: 'rpc_sleep_queue_size',
       help: 'Number of requests currently sleeping while all RPC nodes are rate-limited',
       registers,
     });
-    this.#batchSize = new Histogram({
-      name: 'rpc_batch_size',
-      help: 'Elements per JSON-RPC batch request',
-      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
-      registers,
-    });
+    this.#batchSize = new IndexedHistogram(
+      'rpc_batch_size',
+      'Elements per JSON-RPC batch request',
+      [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+      registry,
+    );
+    this.#batchSize.add({});
     this.#nodeHealthy = new Gauge({
       name: 'rpc_node_healthy',
       help: 'Whether an RPC node is free of penalties from its recent traffic',
@@ -169,8 +169,8 @@ class PromMetrics implements ProxyMetrics {
   }
 
   request(outcome: number, seconds: number): void {
-    this.#requests[outcome]!.inc();
-    this.#requestDurations[outcome]!.observe(seconds);
+    this.#requests.inc(outcome);
+    this.#requestDurations.observe(outcome, seconds);
   }
 
   sleepQueue(delta: 1 | -1): void {
@@ -178,46 +178,43 @@ class PromMetrics implements ProxyMetrics {
   }
 
   batchSize(elements: number): void {
-    this.#batchSize.observe(elements);
+    this.#batchSize.observe(0, elements);
   }
 
   forNode(name: string): NodeMetrics {
     const existing = this.#nodes.get(name);
     if (existing) return existing.recorder;
-    const attempts = ATTEMPT_OUTCOMES.map((outcome) => this.#attempts.labels(name, outcome));
-    const durations = ATTEMPT_OUTCOMES.map((o) => this.#attemptDurations.labels(name, o));
-    const skips = SKIP_REASONS.map((reason) => this.#skips.labels(name, reason));
-    // Touch every child so each series exists at 0 from startup.
-    for (const child of attempts) child.inc(0);
-    for (const outcome of ATTEMPT_OUTCOMES) this.#attemptDurations.zero({ node: name, outcome });
-    for (const child of skips) child.inc(0);
-    const series: NodeSeries = { recorder: NOOP_NODE, tier: undefined, live: true };
-    // prom-client children re-create a removed series when used again: an attempt still in
-    // flight on a node a reload removed must not bring its series back.
-    series.recorder = {
+    const attempts = ATTEMPT_OUTCOMES.map((outcome) => this.#attempts.add({ node: name, outcome }));
+    for (const outcome of ATTEMPT_OUTCOMES) this.#attemptDurations.add({ node: name, outcome });
+    const skips = SKIP_REASONS.map((reason) => this.#skips.add({ node: name, reason }));
+    const counters = this.#attempts;
+    const durations = this.#attemptDurations;
+    const skipCounter = this.#skips;
+    // Counter and histogram indexes are allocated in step, so one index serves both. A node
+    // removed by a reload keeps recording into retired indexes that are no longer exported.
+    const recorder: NodeMetrics = {
       attempt(outcome, seconds) {
-        if (!series.live) return;
-        attempts[outcome]!.inc();
-        durations[outcome]!.observe(seconds);
+        const index = attempts[outcome]!;
+        counters.inc(index);
+        durations.observe(index, seconds);
       },
       skip(reason) {
-        if (series.live) skips[reason]!.inc();
+        skipCounter.inc(skips[reason]!);
       },
     };
-    this.#nodes.set(name, series);
-    return series.recorder;
+    this.#nodes.set(name, { recorder, attempts, skips, tier: undefined });
+    return recorder;
   }
 
   removeNode(name: string): void {
     const series = this.#nodes.get(name);
     if (!series) return;
-    series.live = false;
     this.#nodes.delete(name);
-    for (const outcome of ATTEMPT_OUTCOMES) {
-      this.#attempts.remove(name, outcome);
-      this.#attemptDurations.remove(name, outcome);
+    for (const index of series.attempts) {
+      this.#attempts.remove(index);
+      this.#attemptDurations.remove(index);
     }
-    for (const reason of SKIP_REASONS) this.#skips.remove(name, reason);
+    for (const index of series.skips) this.#skips.remove(index);
     if (series.tier !== undefined) {
       this.#nodeHealthy.remove(name, series.tier);
       this.#latencyEma.remove(name, series.tier);
