@@ -15,7 +15,7 @@ program
       "inside every provider's rate limit, concurrency cap and monthly credit quota.",
   )
   .version(packageVersion(), '-V, --version', 'print the version')
-  .showHelpAfterError('(add --help for usage and examples)')
+  .showHelpAfterError('(run `cascade --help` for the list of commands)')
   .showSuggestionAfterError()
   .exitOverride()
   .configureOutput({ writeErr: (text) => process.stderr.write(text) });
@@ -273,7 +273,7 @@ for (const [mode, description] of BENCH_TLS_MODES) {
     .addOption(new Option('--body <json>', 'JSON-RPC body (default: getHealth)').env('BODY'))
     .option('--proxy-url <url>', 'measure this running proxy instead of starting one')
     .option('--rtt <ms>', 'simulated round trip of the local TLS mock (default 50)')
-    .option('--warmup <n>', 'unmeasured requests before each path (default: --concurrency)')
+    .option('--warmup <n>', 'unmeasured requests before each path (default: 2 × concurrency)')
     .option('--timeout <ms>', 'per-request deadline (default 10000)')
     .option('--out <dir>', 'results directory (default results)')
     .option('--json', 'print the JSON report instead of the table')
@@ -295,11 +295,17 @@ bench
   .description("CascadeRPC's Run 1 / Run 2: six mock nodes, cascade, autocannon; spillover by tier")
   .option('--scenario <name>', 'run1 (no node latency) or run2 (3, 5, 7 ms) (default run1)')
   .option('--duration <s>', 'seconds of measured load (default 10)')
-  .option('--warmup <s>', 'seconds of unmeasured load first (default 2)')
+  .option('--warmup <s>', 'seconds of unmeasured load (calibration in auto) (default 2)')
   .option('--connections <n>', 'keep-alive connections (default 100)')
-  .option('--limits-scale <f>', 'factor on the config rps_limit values (default 0.04)')
+  .option(
+    '--limits-scale <f>',
+    'factor on the rps_limit values, or auto: fit them to the warm-up (default auto)',
+  )
   .option('--proxy-url <url>', 'load this running proxy (reads its /metrics) instead')
-  .addOption(configOption())
+  .option(
+    '-c, --config <path>',
+    'nodes, tiers and rps_limit values to mock (default: config/balancer_config/mock_nodes.toml)',
+  )
   .option('--body <json>', 'JSON-RPC body (default: getHealth)')
   .option('--out <dir>', 'results directory (default results)')
   .option('--json', 'print the JSON report instead of the tables')
@@ -336,6 +342,16 @@ bench
   });
 
 program.addHelpText('after', '\nRun `cascade <command> --help` for the flags of one command.');
+
+/** Usage errors inside a command point at that command's own help. */
+function pointAtOwnHelp(command: Command, path: string): void {
+  for (const sub of command.commands) {
+    const name = `${path} ${sub.name()}`;
+    sub.showHelpAfterError(`(run \`${name} --help\` for usage and examples)`);
+    pointAtOwnHelp(sub, name);
+  }
+}
+pointAtOwnHelp(program, 'cascade');
 
 try {
   if (process.argv.length <= 2) program.outputHelp();
