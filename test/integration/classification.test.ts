@@ -143,6 +143,21 @@ describe('answer classification through the proxy (behaviour.md §4.7)', () => {
     expect(attempts(await h.metrics(), 'faulty', 'transport_error')).toBe(1);
   });
 
+  it('uses server.attempt_timeout_ms and request_timeout_ms from the config', async () => {
+    harness = await startHarness(
+      [
+        { name: 'stalled', tier: 0, mock: { fault: { kind: 'stall' } } },
+        { name: 'healthy', tier: 1 },
+      ],
+      { server: { attemptTimeoutMs: 150, requestTimeoutMs: 2000 } },
+    );
+    const started = performance.now();
+    expect((await harness.post(rpc('getSlot'))).status).toBe(200);
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(140);
+    expect(elapsed).toBeLessThan(490);
+  });
+
   it('answers 504 when every node stalls past the 1 s budget', async () => {
     harness = await startHarness([
       { name: 'a', mock: { fault: { kind: 'stall' } } },

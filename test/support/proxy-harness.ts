@@ -51,6 +51,8 @@ export function serverConfig(overrides: Partial<ServerConfig> = {}): ServerConfi
     metricsPort: undefined,
     adminPort: undefined,
     quotaFlushSeconds: 60,
+    requestTimeoutMs: 1000,
+    attemptTimeoutMs: 500,
     ...overrides,
   };
 }

@@ -66,6 +66,8 @@ describe('loadConfig: [server]', () => {
       metricsPort: undefined,
       adminPort: undefined,
       quotaFlushSeconds: 60,
+      requestTimeoutMs: 1000,
+      attemptTimeoutMs: 500,
     });
     expect(DEFAULT_MAX_BODY_BYTES).toBe(2 * 1024 * 1024);
   });
@@ -81,6 +83,8 @@ describe('loadConfig: [server]', () => {
       metrics_port: 9464,
       admin_port: 3099,
       quota_flush_seconds: 5,
+      request_timeout_ms: 3000,
+      attempt_timeout_ms: 1500,
     });
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([]);
@@ -94,11 +98,25 @@ describe('loadConfig: [server]', () => {
       metricsPort: 9464,
       adminPort: 3099,
       quotaFlushSeconds: 5,
+      requestTimeoutMs: 3000,
+      attemptTimeoutMs: 1500,
     });
   });
 
   it.each<[string, TomlFields, string, string]>([
     ['host missing', { host: undefined }, 'server.host', 'is required'],
+    [
+      'attempt_timeout_ms longer than the request budget',
+      { attempt_timeout_ms: 1500 },
+      'server.attempt_timeout_ms',
+      'attempt_timeout_ms (1500) is longer than request_timeout_ms (1000)',
+    ],
+    [
+      'request_timeout_ms 5',
+      { request_timeout_ms: 5 },
+      'server.request_timeout_ms',
+      'must be between 10 and 600000, got 5',
+    ],
     [
       'quota_flush_seconds 0',
       { quota_flush_seconds: 0 },

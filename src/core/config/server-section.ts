@@ -5,6 +5,10 @@ import type { ServerConfig } from './types.js';
 
 /** Default request-body cap: 2 MiB, as CascadeRPC. */
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** Whole-request budget: CascadeRPC's 1 s. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 1000;
+/** Per-attempt deadline: half the budget, so a stalled node leaves time for another. */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 500;
 /** Default seconds between quotas.json writes (CascadeRPC's flush period). */
 export const DEFAULT_QUOTA_FLUSH_SECONDS = 60;
 /** Default number of elements one JSON-RPC batch may carry. */
@@ -20,6 +24,8 @@ const SERVER_KEYS = [
   'metrics_port',
   'admin_port',
   'quota_flush_seconds',
+  'request_timeout_ms',
+  'attempt_timeout_ms',
 ] as const;
 
 const PORT_HINT = 'a TCP port from 0 to 65535 (0 picks a free one)';
@@ -85,7 +91,29 @@ export function readServerSection(
     required: false,
     hint: 'seconds between quotas.json writes; a crash loses at most this much usage (default 60)',
   });
+  const requestTimeoutMs = r.integer('request_timeout_ms', {
+    min: 10,
+    max: 600_000,
+    required: false,
+    hint: 'the whole-request budget in ms, retries and waits included (default 1000)',
+  });
+  const attemptTimeoutMs = r.integer('attempt_timeout_ms', {
+    min: 10,
+    max: 600_000,
+    required: false,
+    hint: 'the deadline of one upstream attempt in ms, connect and TLS included (default 500)',
+  });
   r.rejectUnknown(SERVER_KEYS);
+  const budget = requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const attempt = attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+  if (attempt > budget) {
+    problems.error(
+      file,
+      attemptTimeoutMs === undefined ? 'server.request_timeout_ms' : 'server.attempt_timeout_ms',
+      `attempt_timeout_ms (${attempt}) is longer than request_timeout_ms (${budget}), so an attempt could never time out on its own`,
+      'keep attempt_timeout_ms at most request_timeout_ms (half of it leaves room for one retry)',
+    );
+  }
   if (host !== undefined && host.trim() === '') {
     problems.error(file, 'server.host', 'must not be empty', 'e.g. host = "127.0.0.1"');
   }
@@ -116,6 +144,8 @@ export function readServerSection(
     metricsPort,
     adminPort,
     quotaFlushSeconds: quotaFlushSeconds ?? DEFAULT_QUOTA_FLUSH_SECONDS,
+    requestTimeoutMs: budget,
+    attemptTimeoutMs: attempt,
   };
 }
 

@@ -44,6 +44,10 @@ export interface ServerConfig {
   readonly adminPort: number | undefined;
   /** Seconds between quotas.json writes (and billing-period checks). */
   readonly quotaFlushSeconds: number;
+  /** Whole-request budget in ms (retries and waits included). */
+  readonly requestTimeoutMs: number;
+  /** Deadline of one upstream attempt in ms (connect, TLS, headers and body). */
+  readonly attemptTimeoutMs: number;
 }
 
 /** One `[[nodes]]` entry, validated and resolved. */

@@ -13,10 +13,6 @@ import { listen } from './listen.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
 import { sendBytes, sendJson, sendStatus } from './respond.js';
 
-/** Whole-request budget, as CascadeRPC. */
-export const REQUEST_BUDGET_MS = 1000;
-/** Per-attempt deadline: half the budget, so a stalled node leaves time for another. */
-export const ATTEMPT_TIMEOUT_MS = 500;
 const RANK_INTERVAL_MS = 1000;
 /** How long shutdown waits for in-flight requests before closing their connections. */
 export const DRAIN_TIMEOUT_MS = 10_000;
@@ -90,8 +86,8 @@ export class ProxyServer {
         clock: this.#clock,
         metrics: this.metrics,
         events,
-        budgetMs: options.budgetMs ?? REQUEST_BUDGET_MS,
-        attemptTimeoutMs: options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+        budgetMs: options.budgetMs ?? server.requestTimeoutMs,
+        attemptTimeoutMs: options.attemptTimeoutMs ?? server.attemptTimeoutMs,
       },
       registry: options.registry,
       metrics: this.metrics,
