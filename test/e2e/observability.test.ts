@@ -152,6 +152,7 @@ describe('cascade serve observability (spawned, --access-log)', () => {
     expect((await call('{"jsonrpc":"2.0",')).status).toBe(400);
 
     await p.waitFor(/"method":"getVersion"/);
+    await p.waitFor(/"status":400/);
     const requests = linesWith(p, 'request');
     for (const line of requests) {
       for (const field of ['method', 'node', 'attempts', 'outcome', 'ms', 'credits']) {
@@ -159,6 +160,14 @@ describe('cascade serve observability (spawned, --access-log)', () => {
       }
       expect(typeof line.ms).toBe('number');
     }
+    // The unparseable body is logged too, as a 400 routed nowhere.
+    expect(requests.find((line) => line.status === 400)).toMatchObject({
+      method: null,
+      node: null,
+      attempts: 0,
+      credits: 0,
+      outcome: 'bad_request',
+    });
     const byMethod = Object.fromEntries(requests.map((line) => [line.method, line]));
     expect(byMethod.getBalance).toMatchObject({
       node: 'primary',

@@ -100,7 +100,14 @@ function reject(
   if (ctx.accessLog) {
     logAccess(
       ctx,
-      { status: answer.status, error: answer.message, attempts: 0, credits: 0 },
+      {
+        method: null,
+        node: null,
+        status: answer.status,
+        error: answer.message,
+        attempts: 0,
+        credits: 0,
+      },
       RequestOutcome.badRequest,
       seconds,
     );
