@@ -19,6 +19,8 @@ const SERVER_KEY: Record<keyof ServerConfig, string> = {
   metricsPort: 'metrics_port',
   adminPort: 'admin_port',
   quotaFlushSeconds: 'quota_flush_seconds',
+  requestTimeoutMs: 'request_timeout_ms',
+  attemptTimeoutMs: 'attempt_timeout_ms',
 };
 
 /** What a SIGHUP reload needs. */
