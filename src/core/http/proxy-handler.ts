@@ -114,7 +114,7 @@ function reject(
   }
 }
 
-async function proxy(
+async function proxyRequest(
   body: Buffer,
   req: IncomingMessage,
   res: ServerResponse,
@@ -191,6 +191,22 @@ async function proxyBatch(
   }
 }
 
+/** proxyRequest with a last-resort 500 (one async frame, no per-request .catch closure). */
+async function proxy(
+  body: Buffer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: ProxyHandlerContext,
+  startedAt: number,
+): Promise<void> {
+  try {
+    await proxyRequest(body, req, res, ctx, startedAt);
+  } catch (err) {
+    ctx.logger.error({ err }, 'request failed unexpectedly');
+    sendRpcError(res, 500, -32603, 'Internal error', 'null');
+  }
+}
+
 /** Handles POST / and POST /send-request: read → parse → route → respond → record. */
 export function handleProxy(
   req: IncomingMessage,
@@ -213,9 +229,6 @@ export function handleProxy(
       return;
     }
     if (!body) return;
-    proxy(body, req, res, ctx, startedAt).catch((err: unknown) => {
-      ctx.logger.error({ err }, 'request failed unexpectedly');
-      sendRpcError(res, 500, -32603, 'Internal error', 'null');
-    });
+    void proxy(body, req, res, ctx, startedAt);
   });
 }

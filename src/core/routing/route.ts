@@ -17,7 +17,7 @@ import type { ForwardHeaders } from '../node/http-transport.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
-import { classifySingle, sendAttempt, type AttemptContext } from './attempt.js';
+import { classifySingle, sendAttempt, type AttemptContext, type AttemptResult } from './attempt.js';
 import type { RoutingTable } from './routing-table.js';
 
 /** What routing needs from the server. */
@@ -53,8 +53,15 @@ class RequestRouting {
   minWait = Infinity;
   firstSaturated: UpstreamNode | undefined = undefined;
   sawPenalized = false;
-  /** The node set the last round walked (changes only on reload). */
+  /** The round's walk order, and where the walk stands in it. */
+  ranked: readonly UpstreamNode[] = [];
+  cursor = 0;
+  /** When the round started (penalty checks use one reading per round). */
+  roundStart = 0;
+  /** The node set the round walked (changes identity only on reload). */
   roundNodes: readonly UpstreamNode[] = [];
+  /** The price booked by the last admitted node. */
+  cost = 0;
 
   constructor(
     readonly request: RpcRequest,
@@ -62,10 +69,14 @@ class RequestRouting {
     readonly deadline: number,
   ) {}
 
-  startRound(): void {
+  startRound(table: RoutingTable, now: number): void {
     this.minWait = Infinity;
     this.firstSaturated = undefined;
     this.sawPenalized = false;
+    this.ranked = table.ranked;
+    this.roundNodes = table.all;
+    this.cursor = 0;
+    this.roundStart = now;
   }
 }
 
@@ -85,52 +96,17 @@ function admissibleCost(node: UpstreamNode, state: RequestRouting): number {
   return cost;
 }
 
-type Served = RouteResult | undefined;
-
-async function dial(
-  node: UpstreamNode,
-  cost: number,
-  state: RequestRouting,
-  ctx: RouteContext,
-): Promise<Served> {
-  node.usage.add(cost);
-  state.credits += cost;
-  state.attempts++;
-  state.tried.push(node);
-  const result = await sendAttempt(
-    node,
-    state.request.body,
-    classifySingle,
-    state.headers,
-    state.deadline,
-    ctx,
-    true,
-  );
-  if (result.kind === 'abandoned')
-    return { kind: 'timeout', attempts: state.attempts, credits: state.credits };
-  const response = result.response;
-  if (result.verdict.kind === 'retry') return undefined;
-  if (response.kind !== 'answer' && response.kind !== 'stream') return undefined;
-  return {
-    kind: 'answer',
-    status: response.status,
-    contentType: response.contentType,
-    body: response.kind === 'stream' ? response.stream : response.body,
-    node: node.name,
-    attempts: state.attempts,
-    credits: state.credits,
-  };
-}
-
-/** One walk over the ranked table. Returns a result when a node produced a final answer. */
-async function runRound(state: RequestRouting, ctx: RouteContext): Promise<Served> {
-  state.startRound();
-  const now = ctx.clock.now();
-  const table = ctx.table();
-  state.roundNodes = table.all;
-  for (const node of table.ranked) {
+/**
+ * Continues the round's walk to the next node that admits the request (permit held, token
+ * taken, `state.cost` set), or undefined when the round is over. Synchronous: the common
+ * request costs one walk step and no extra promise.
+ */
+function admitNext(state: RequestRouting, ctx: RouteContext): UpstreamNode | undefined {
+  const ranked = state.ranked;
+  while (state.cursor < ranked.length) {
+    const node = ranked[state.cursor++]!;
     if (state.tried.includes(node)) continue;
-    if (!state.failOpen && node.penalty.isActive(now)) {
+    if (!state.failOpen && node.penalty.isActive(state.roundStart)) {
       node.metrics.skip(SkipReason.penalized);
       state.sawPenalized = true;
       continue;
@@ -149,10 +125,51 @@ async function runRound(state: RequestRouting, ctx: RouteContext): Promise<Serve
       if (wait < state.minWait) state.minWait = wait;
       continue;
     }
-    const served = await dial(node, cost, state, ctx);
-    if (served) return served;
+    state.cost = cost;
+    return node;
   }
   return undefined;
+}
+
+type Served = RouteResult | undefined;
+
+/** Books the admitted node's price and sends; the caller awaits the attempt. */
+function dial(
+  node: UpstreamNode,
+  state: RequestRouting,
+  ctx: RouteContext,
+): Promise<AttemptResult> {
+  node.usage.add(state.cost);
+  state.credits += state.cost;
+  state.attempts++;
+  state.tried.push(node);
+  return sendAttempt(
+    node,
+    state.request.body,
+    classifySingle,
+    state.headers,
+    state.deadline,
+    ctx,
+    true,
+  );
+}
+
+/** What an attempt means for the request: its answer, a timeout, or undefined (go on). */
+function served(result: AttemptResult, node: UpstreamNode, state: RequestRouting): Served {
+  if (result.kind === 'abandoned')
+    return { kind: 'timeout', attempts: state.attempts, credits: state.credits };
+  const response = result.response;
+  if (result.verdict.kind === 'retry') return undefined;
+  if (response.kind !== 'answer' && response.kind !== 'stream') return undefined;
+  return {
+    kind: 'answer',
+    status: response.status,
+    contentType: response.contentType,
+    body: response.kind === 'stream' ? response.stream : response.body,
+    node: node.name,
+    attempts: state.attempts,
+    credits: state.credits,
+  };
 }
 
 async function parkUntil(ms: number, ctx: RouteContext): Promise<void> {
@@ -190,7 +207,25 @@ async function waitForPermit(
     await parkUntil(Math.min(wait, Math.max(0, state.deadline - ctx.clock.now())), ctx);
     return undefined;
   }
-  return dial(node, cost, state, ctx);
+  state.cost = cost;
+  return served(await dial(node, state, ctx), node, state);
+}
+
+/** After a round that served nothing: wait, fail open, walk again, or give up. */
+async function endRound(state: RequestRouting, ctx: RouteContext): Promise<RouteResult | 'again'> {
+  const remaining = state.deadline - ctx.clock.now();
+  if (remaining <= 0) return { kind: 'timeout', attempts: state.attempts, credits: state.credits };
+  if (state.minWait !== Infinity) {
+    await parkUntil(Math.min(state.minWait, remaining), ctx);
+  } else if (state.firstSaturated) {
+    return (await waitForPermit(state.firstSaturated, state, ctx)) ?? 'again';
+  } else if (state.sawPenalized && !state.failOpen) {
+    state.failOpen = true;
+  } else if (ctx.table().all === state.roundNodes) {
+    return { kind: 'exhausted', attempts: state.attempts, credits: state.credits };
+  }
+  // (otherwise a reload published new nodes while the round walked the old set: walk again)
+  return 'again';
 }
 
 /** Routes one parsed request to an answer, or says why none came. */
@@ -201,21 +236,16 @@ export async function route(
 ): Promise<RouteResult> {
   const state = new RequestRouting(request, headers, ctx.clock.now() + ctx.budgetMs);
   for (;;) {
-    if (ctx.clock.now() >= state.deadline) break;
-    const served = await runRound(state, ctx);
-    if (served) return served;
-    const remaining = state.deadline - ctx.clock.now();
-    if (remaining <= 0) break;
-    if (state.minWait !== Infinity) {
-      await parkUntil(Math.min(state.minWait, remaining), ctx);
-    } else if (state.firstSaturated) {
-      const waited = await waitForPermit(state.firstSaturated, state, ctx);
-      if (waited) return waited;
-    } else if (state.sawPenalized && !state.failOpen) {
-      state.failOpen = true;
-    } else if (ctx.table().all === state.roundNodes) {
-      return { kind: 'exhausted', attempts: state.attempts, credits: state.credits };
+    const now = ctx.clock.now();
+    if (now >= state.deadline)
+      return { kind: 'timeout', attempts: state.attempts, credits: state.credits };
+    state.startRound(ctx.table(), now);
+    let node: UpstreamNode | undefined;
+    while ((node = admitNext(state, ctx)) !== undefined) {
+      const answer = served(await dial(node, state, ctx), node, state);
+      if (answer) return answer;
     }
+    const next = await endRound(state, ctx);
+    if (next !== 'again') return next;
   }
-  return { kind: 'timeout', attempts: state.attempts, credits: state.credits };
 }
