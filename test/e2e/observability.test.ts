@@ -6,26 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { startMockNodes, type MockNode } from '../../src/mock/index.js';
 import { assertBuilt, runCli } from '../helpers/run-cli.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { startCli, type CliProcess } from '../support/cli-process.js';
 import { parseExposition, samplesOf, valueOf } from '../support/prometheus-text.js';
+import { freePort } from '../support/free-port.js';
 
 const API_KEY = 'sk_fake_7Hq2ZxVb91LmN0pQ';
 /** A provider's maintenance page: over 512 bytes and no `"error"`, so it is passed on as is. */
 const FLAKY_PAGE = `<html><head><title>503 Service Unavailable</title></head><body>${'<p>Down for maintenance.</p>'.repeat(24)}</body></html>`;
 
 type LogLine = Record<string, unknown> & { msg: string };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** The JSON log lines printed so far (non-JSON lines are left out). */
 function logLines(p: CliProcess): LogLine[] {

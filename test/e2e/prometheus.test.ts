@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import {
   MONITORING_DIR,
@@ -20,6 +19,7 @@ import {
 } from '../support/dashboard.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { startHarness, type Harness } from '../support/proxy-harness.js';
+import { freePort } from '../support/free-port.js';
 
 function onPath(binary: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
@@ -62,14 +62,6 @@ function run(
     child.on('close', (code) => resolve({ code, output }));
     child.stdin.end(input ?? '');
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Retries `attempt` every 200 ms until it returns a value, or throws after `timeoutMs`. */

@@ -1,10 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { startMockNodes, type MockNode } from '../../src/mock/index.js';
 import { assertBuilt, runCli } from '../helpers/run-cli.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { startCli, type CliProcess } from '../support/cli-process.js';
+import { freePort } from '../support/free-port.js';
 
 let processes: CliProcess[] = [];
 let mocks: MockNode[] = [];
@@ -18,14 +18,6 @@ afterEach(async () => {
   mocks = [];
   for (const temp of temps.splice(0)) temp.cleanup();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Setup {
   dir: string;

@@ -5,6 +5,7 @@ import { ProxyServer } from '../../src/core/http/server.js';
 import { createPromMetrics } from '../../src/core/prom-metrics.js';
 import { LocalUsageLedger } from '../../src/core/quota/usage-ledger.js';
 import { startMockNodes, type MockNode, type MockNodeOptions } from '../../src/mock/index.js';
+import { freePort } from './free-port.js';
 import { TEST_REGISTRY, nodeConfig, priceList } from './node-config.js';
 
 /** One node of a test topology: its config and its mock's behaviour. */
@@ -57,17 +58,6 @@ export function serverConfig(overrides: Partial<ServerConfig> = {}): ServerConfi
   };
 }
 
-/** A port that refuses connections (bound, then released). */
-async function deadUrl(): Promise<string> {
-  const { createServer } = await import('node:net');
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
-
 /** Starts mock nodes and a proxy in front of them. */
 export async function startHarness(
   nodes: readonly TestNode[],
@@ -78,7 +68,7 @@ export async function startHarness(
   const mocks = Object.fromEntries(mockList.map((mock) => [mock.name, mock]));
   const configs: NodeConfig[] = [];
   for (const node of nodes) {
-    const url = node.dead ? await deadUrl() : mocks[node.name]!.url;
+    const url = node.dead ? `http://127.0.0.1:${await freePort()}` : mocks[node.name]!.url;
     const { prices, unknownCost, mock: _mock, dead: _dead, ...rest } = node;
     const pricing = priceList(prices ?? {}, unknownCost === null ? undefined : (unknownCost ?? 1));
     const monthlyLimit = rest.monthlyLimit;
