@@ -1,0 +1,310 @@
+/**
+ * Runs the hot-path scenarios. All targets of a phase are started fresh together (each proxy
+ * pinned to the proxy CPU, idle unless loaded), warmed up, then measured in 1 s windows taking
+ * turns — direct, reference, cascade, nginx, direct, … — so slow spells of a shared machine
+ * spread over every target instead of spoiling one. Phase 1 (mock delay 0) runs (a), (b) and
+ * (c); phase 2 (delay 5 ms, targets started fresh again so peak RSS is theirs) runs (d), one
+ * full-length window per target.
+ */
+import { mkdirSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import {
+  compareProfiles,
+  renderProfile,
+  summariseProfileFile,
+  type ProfileSummary,
+  type ProfileWindow,
+} from './hotpath-cpuprofile.js';
+import {
+  LoadClient,
+  runAutocannon,
+  runWrk,
+  writeWrkScript,
+  type LoadResult,
+} from './hotpath-load.js';
+import type { MockProcess } from './hotpath-mocks.js';
+import { cpuBusySeconds, cpuSeconds, cpuSecondsOf, peakRssOf } from './hotpath-proc.js';
+import {
+  TARGET_NAMES,
+  summarise,
+  type Results,
+  type TargetName,
+  type Window,
+} from './hotpath-results.js';
+import {
+  directTarget,
+  startCascade,
+  startNginx,
+  startReference,
+  type Target,
+  type TargetSetup,
+} from './hotpath-targets.js';
+
+/** What to run. */
+export interface RunnerOptions {
+  /** Seconds measured per target and scenario (that many 1 s windows). */
+  readonly durationS: number;
+  /** Warm-up per target before phase 1 (delay 0). */
+  readonly warmUpS: number;
+  /** Warm-up per fresh target before (d): Node servers take seconds to settle at 200 connections. */
+  readonly crowdWarmUpS: number;
+  readonly rate: number;
+  readonly useWrk: boolean;
+  readonly useNginx: boolean;
+  readonly body: string;
+  /** The CPU the proxies are pinned to (undefined: not pinned). */
+  readonly proxyCpu: number | undefined;
+}
+
+/** Upstream latency of scenario (d), ms. */
+export const CROWD_DELAY_MS = 5;
+const WINDOW_S = 1;
+const FIXED_RATE_CONNECTIONS = 64;
+
+interface CpuSnapshot {
+  readonly target: number | undefined;
+  readonly mocks: number | undefined;
+  readonly proxyCpu: number | undefined;
+}
+
+type Targets = Map<TargetName, Target>;
+
+/** VmHWM of a target's processes; undefined for direct (nothing of its own to measure). */
+function peakRss(target: Target): number | undefined {
+  const pids = target.pids();
+  return pids.length > 0 ? peakRssOf(pids) : undefined;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The scenarios of one benchmark run. */
+export class HotpathRunner {
+  readonly #wrkScript: string | undefined;
+
+  constructor(
+    readonly opts: RunnerOptions,
+    readonly mocks: MockProcess,
+    readonly cascadeConfig: string,
+    readonly firstTier: readonly string[],
+    readonly setup: TargetSetup,
+  ) {
+    this.#wrkScript = opts.useWrk ? writeWrkScript(setup.tmpDir, opts.body) : undefined;
+  }
+
+  /** The targets measured, in table order. */
+  names(): TargetName[] {
+    return TARGET_NAMES.filter((name) => name !== 'nginx' || this.opts.useNginx);
+  }
+
+  /** Closed-loop load with wrk, else autocannon. */
+  closedLoop(url: string, connections: number, durationS: number): Promise<LoadResult> {
+    const spec = { url, body: this.opts.body, connections, durationS };
+    return this.#wrkScript ? runWrk(spec, this.#wrkScript) : runAutocannon(spec);
+  }
+
+  start(name: TargetName, nodeArgs: readonly string[] = []): Promise<Target> {
+    switch (name) {
+      case 'direct':
+        return Promise.resolve(directTarget(this.firstTier[0]!));
+      case 'reference':
+        return startReference(this.setup, this.firstTier, nodeArgs);
+      case 'cascade':
+        return startCascade(this.setup, this.cascadeConfig, nodeArgs);
+      case 'nginx':
+        return startNginx(this.setup, this.firstTier);
+    }
+  }
+
+  async #startAll(): Promise<Targets> {
+    const targets: Targets = new Map();
+    try {
+      for (const name of this.names()) targets.set(name, await this.start(name));
+    } catch (err) {
+      await this.#stopAll(targets);
+      throw err;
+    }
+    return targets;
+  }
+
+  async #stopAll(targets: Targets): Promise<void> {
+    await Promise.all([...targets.values()].map((target) => target.stop()));
+  }
+
+  #snapshot(pids: readonly number[]): CpuSnapshot {
+    return {
+      target: pids.length > 0 ? cpuSecondsOf(pids) : 0,
+      mocks: cpuSeconds(this.mocks.pid),
+      proxyCpu: this.opts.proxyCpu === undefined ? undefined : cpuBusySeconds(this.opts.proxyCpu),
+    };
+  }
+
+  /** Runs one load and accounts the CPU used around it. */
+  async measure(target: Target, load: () => Promise<LoadResult>): Promise<Window> {
+    const pids = target.pids();
+    const before = this.#snapshot(pids);
+    const started = performance.now();
+    const result = await load();
+    const wallS = (performance.now() - started) / 1000;
+    const after = this.#snapshot(pids);
+    const delta = (pick: (s: CpuSnapshot) => number | undefined): number | undefined => {
+      const a = pick(after);
+      const b = pick(before);
+      return a === undefined || b === undefined ? undefined : a - b;
+    };
+    const targetCpuS = delta((s) => s.target);
+    const proxyCpuS = delta((s) => s.proxyCpu);
+    return {
+      load: result,
+      cpu: {
+        wallS,
+        targetCpuS: pids.length > 0 ? targetCpuS : undefined,
+        mocksCpuS: delta((s) => s.mocks),
+        proxyCpuOthers:
+          proxyCpuS === undefined || targetCpuS === undefined
+            ? undefined
+            : Math.max(0, proxyCpuS - targetCpuS) / wallS,
+      },
+    };
+  }
+
+  /** `rounds` windows per target (default: one per second of durationS), taking turns. */
+  async #interleave(
+    targets: Targets,
+    load: (target: Target, name: TargetName) => Promise<LoadResult>,
+    rounds = Math.round(this.opts.durationS / WINDOW_S),
+  ): Promise<Map<TargetName, Window[]>> {
+    const windows = new Map<TargetName, Window[]>([...targets.keys()].map((n) => [n, []]));
+    for (let i = 0; i < rounds; i++) {
+      for (const [name, target] of targets) {
+        windows.get(name)!.push(await this.measure(target, () => load(target, name)));
+      }
+    }
+    return windows;
+  }
+
+  /** Runs (a)–(d) on every target; `log` hears about progress. */
+  async run(log: (text: string) => void): Promise<Results> {
+    const results: Results = {};
+    for (const name of this.names()) results[name] = {};
+    await this.mocks.setDelay(0);
+    log('phase 1 (mock delay 0): starting targets');
+    let targets = await this.#startAll();
+    const clients = new Map<TargetName, LoadClient>();
+    try {
+      for (const target of targets.values()) {
+        await this.closedLoop(target.url, 50, this.opts.warmUpS);
+      }
+      log('(a) 50 connections');
+      const a = await this.#interleave(targets, (t) => this.closedLoop(t.url, 50, WINDOW_S));
+      for (const [name, windows] of a) {
+        const scenario = summarise(windows);
+        scenario.peakRssBytes = peakRss(targets.get(name)!);
+        results[name]!.throughput = scenario;
+      }
+      log('(b) 1 connection');
+      const b = await this.#interleave(targets, (t, name) => this.#oneConnection(t, name, clients));
+      for (const [name, windows] of b) results[name]!.oneConnection = summarise(windows);
+      log(`(c) ${this.opts.rate} req/s open loop`);
+      const fixed = new Map<TargetName, LoadClient>();
+      for (const [name, target] of targets) {
+        const client = new LoadClient(target.url, this.opts.body, FIXED_RATE_CONNECTIONS);
+        fixed.set(name, client);
+        // The target is warm already: this only opens the client's connections.
+        await client.fixedRate(this.opts.rate, 1, false);
+      }
+      const c = await this.#interleave(targets, (_t, name) =>
+        fixed.get(name)!.fixedRate(this.opts.rate, WINDOW_S),
+      );
+      for (const [name, windows] of c) results[name]!.fixedRate = summarise(windows);
+      for (const client of fixed.values()) await client.close();
+    } finally {
+      for (const client of clients.values()) await client.close();
+      await this.#stopAll(targets);
+    }
+    await this.mocks.setDelay(CROWD_DELAY_MS);
+    log(`phase 2 (mock delay ${CROWD_DELAY_MS} ms): starting fresh targets`);
+    targets = await this.#startAll();
+    try {
+      for (const target of targets.values()) {
+        await this.closedLoop(target.url, 200, this.opts.crowdWarmUpS);
+      }
+      log('(d) 200 connections');
+      // One window of the whole duration: each wrk run opens its 200 connections at once, and
+      // in a 1 s window those first requests alone would be over 1% of the answers (the p99).
+      const d = await this.#interleave(
+        targets,
+        (t) => this.closedLoop(t.url, 200, this.opts.durationS),
+        1,
+      );
+      for (const [name, windows] of d) {
+        const scenario = summarise(windows);
+        scenario.peakRssBytes = peakRss(targets.get(name)!);
+        results[name]!.crowd = scenario;
+      }
+    } finally {
+      await this.#stopAll(targets);
+    }
+    return results;
+  }
+
+  /** (b) window: wrk with one connection, else a kept-open one-connection LoadClient. */
+  #oneConnection(
+    target: Target,
+    name: TargetName,
+    clients: Map<TargetName, LoadClient>,
+  ): Promise<LoadResult> {
+    if (this.#wrkScript) return this.closedLoop(target.url, 1, WINDOW_S);
+    let client = clients.get(name);
+    if (!client) {
+      client = new LoadClient(target.url, this.opts.body, 1);
+      clients.set(name, client);
+    }
+    return client.closedLoop(WINDOW_S);
+  }
+
+  /** The reference and cascade under (a) with --cpu-prof (200 µs sampling); returns their summaries (Markdown). */
+  async profile(dir: string): Promise<string> {
+    mkdirSync(dir, { recursive: true });
+    await this.mocks.setDelay(0);
+    const profiles: { label: string; summary: ProfileSummary; requests: number }[] = [];
+    let text = '';
+    for (const name of ['reference', 'cascade'] as const) {
+      const before = new Set(readdirSync(dir));
+      const target = await this.start(name, [
+        '--cpu-prof',
+        `--cpu-prof-dir=${dir}`,
+        '--cpu-prof-interval=200',
+      ]);
+      let requests = 0;
+      let measured: Window;
+      let window: ProfileWindow;
+      try {
+        const fromMs = performance.now() - target.spawnedAt;
+        requests += (await this.closedLoop(target.url, 50, this.opts.warmUpS)).requests;
+        measured = await this.measure(target, () =>
+          this.closedLoop(target.url, 50, this.opts.durationS),
+        );
+        requests += measured.load.requests;
+        window = { fromMs, toMs: performance.now() - target.spawnedAt };
+      } finally {
+        await target.stop();
+      }
+      await sleep(200);
+      const written = readdirSync(dir).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
+      if (written === undefined) throw new Error(`no .cpuprofile was written to ${dir}`);
+      const file = path.join(dir, written);
+      // Only the load (warm-up + measurement) counts: start-up and shutdown are cut off.
+      const summary = summariseProfileFile(file, 15, window);
+      profiles.push({ label: name, summary, requests });
+      const perRequest = summarise([measured]).cpuUsPerRequest?.median;
+      text +=
+        `\n## ${name} under (a): ${Math.round(measured.load.rps)} req/s, ` +
+        `${perRequest?.toFixed(1)} µs CPU/request (profiler on)\n${file}\n\n` +
+        `${renderProfile(summary)}\n`;
+    }
+    return (
+      `${text}\n## Self time per request by module, reference vs cascade\n\n` +
+      `${compareProfiles(profiles[0]!, profiles[1]!)}\n`
+    );
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * The proxies the hot-path benchmark drives, each started fresh in its own process (pinned to
+ * one CPU when `pin` is given) and stopped by pid: the bare reference proxy, cascade with a
+ * temporary copy of config/balancer_config/hotpath.toml pointing at the mock nodes, and
+ * nginx (worker_processes 1, upstream keep-alive) when it is installed.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { parse, stringify, type TomlTable } from 'smol-toml';
+import { childrenOf } from './hotpath-proc.js';
+
+/** Something load can be aimed at. */
+export interface Target {
+  readonly url: string;
+  /** performance.now() when the process was spawned. */
+  readonly spawnedAt: number;
+  /** The processes whose CPU and memory count as the target's (empty: not measured). */
+  pids(): number[];
+  stop(): Promise<void>;
+}
+
+/** Where and how targets are started. */
+export interface TargetSetup {
+  /** Where config/ is read from. */
+  readonly repoRoot: string;
+  /** Where the built dist/ is run from (and the working directory of the targets). */
+  readonly runRoot: string;
+  readonly tmpDir: string;
+  /** Command prefix that pins a process to the proxy CPU, e.g. ['taskset', '-c', '1']. */
+  readonly pin: readonly string[];
+}
+
+const START_TIMEOUT_MS = 15_000;
+
+function spawnPinned(setup: TargetSetup, command: string, args: string[]): ChildProcess {
+  const [first, ...rest] = [...setup.pin, command, ...args];
+  return spawn(first!, rest, {
+    cwd: setup.runRoot,
+    env: { ...process.env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+/** Resolves with the first stdout line `pick` maps to a value; rejects on exit or timeout. */
+function firstLine<T>(
+  child: ChildProcess,
+  what: string,
+  pick: (line: string) => T | undefined,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    const timer = setTimeout(
+      () => fail(new Error(`${what} did not start in time`)),
+      START_TIMEOUT_MS,
+    );
+    const onExit = (code: number | null): void => fail(new Error(`${what} exited (${code})`));
+    const fail = (err: Error): void => {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      reject(err);
+    };
+    child.once('exit', onExit);
+    // Keep reading after the match: a child blocked on a full stdout pipe would stall.
+    lines.on('line', (line) => {
+      const value = pick(line);
+      if (value === undefined) return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      resolve(value);
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
+function stopChild(child: ChildProcess, graceMs = 5000, signal: NodeJS.Signals = 'SIGTERM') {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  return exited.finally(() => clearTimeout(timer));
+}
+
+async function started(child: ChildProcess, url: Promise<string>): Promise<Target> {
+  const spawnedAt = performance.now();
+  try {
+    const resolved = await url;
+    return { url: resolved, spawnedAt, pids: () => [child.pid!], stop: () => stopChild(child) };
+  } catch (err) {
+    await stopChild(child, 1000, 'SIGKILL');
+    throw err;
+  }
+}
+
+/**
+ * Copies dist/ (and package.json) into `tmpDir`, with node_modules linked, so a rebuild of the
+ * shared workspace in the middle of a run cannot change what is measured. Returns the root
+ * to run from.
+ */
+export function snapshotDist(repoRoot: string, tmpDir: string): string {
+  const root = path.join(tmpDir, 'run');
+  mkdirSync(root, { recursive: true });
+  cpSync(path.join(repoRoot, 'dist'), path.join(root, 'dist'), { recursive: true });
+  copyFileSync(path.join(repoRoot, 'package.json'), path.join(root, 'package.json'));
+  symlinkSync(path.join(repoRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  return root;
+}
+
+/** The mock node itself: nothing to start or measure. */
+export function directTarget(url: string): Target {
+  return { url, spawnedAt: performance.now(), pids: () => [], stop: () => Promise.resolve() };
+}
+
+/** `node [nodeArgs] dist/bench/reference-proxy.js` round-robin over `upstreams`. */
+export function startReference(
+  setup: TargetSetup,
+  upstreams: readonly string[],
+  nodeArgs: readonly string[] = [],
+): Promise<Target> {
+  const script = path.join(setup.runRoot, 'dist/bench/reference-proxy.js');
+  const args = [
+    ...nodeArgs,
+    script,
+    '--port',
+    '0',
+    ...upstreams.flatMap((url) => ['--upstream', url]),
+  ];
+  const child = spawnPinned(setup, process.execPath, args);
+  const url = firstLine(child, 'reference proxy', (line) =>
+    line.startsWith('http://') ? line.trim() : undefined,
+  );
+  return started(child, url);
+}
+
+/** The temporary cascade config and the mocks its first tier uses. */
+export interface CascadeConfig {
+  readonly file: string;
+  readonly nodeCount: number;
+  /** URLs of the lowest-tier nodes: where cascade sends everything while they are healthy. */
+  readonly firstTier: readonly string[];
+}
+
+/** How many nodes hotpath.toml declares. */
+export function hotpathNodeCount(repoRoot: string): number {
+  const source = path.join(repoRoot, 'config/balancer_config/hotpath.toml');
+  return (parse(readFileSync(source, 'utf8')).nodes as TomlTable[]).length;
+}
+
+/**
+ * Writes the temporary cascade config: hotpath.toml with its nodes' URLs replaced by the mock
+ * URLs (in order), price-list paths made absolute, port 0 and the usage file in `tmpDir`.
+ */
+export function writeCascadeConfig(setup: TargetSetup, mockUrls: readonly string[]): CascadeConfig {
+  const source = path.join(setup.repoRoot, 'config/balancer_config/hotpath.toml');
+  const doc = parse(readFileSync(source, 'utf8'));
+  const server = doc.server as TomlTable;
+  server.host = '127.0.0.1';
+  server.port = 0;
+  server.quotas_path = path.join(setup.tmpDir, 'quotas.json');
+  const nodes = doc.nodes as TomlTable[];
+  if (nodes.length > mockUrls.length) {
+    throw new Error(`hotpath.toml has ${nodes.length} nodes but only ${mockUrls.length} mocks`);
+  }
+  nodes.forEach((node, i) => {
+    node.url = mockUrls[i]!;
+    const pricing = node.provider_pricing_path;
+    if (typeof pricing === 'string')
+      node.provider_pricing_path = path.resolve(setup.repoRoot, pricing);
+  });
+  const file = path.join(setup.tmpDir, 'cascade-hotpath.toml');
+  writeFileSync(file, stringify(doc));
+  const tiers = nodes.map((node) => Number(node.tier));
+  const first = Math.min(...tiers);
+  const firstTier = mockUrls.filter((_, i) => tiers[i] === first);
+  return { file, nodeCount: nodes.length, firstTier };
+}
+
+/** `node [nodeArgs] dist/cli.js serve --config <config>`; its URL comes from the startup log. */
+export function startCascade(
+  setup: TargetSetup,
+  config: string,
+  nodeArgs: readonly string[] = [],
+): Promise<Target> {
+  const cli = path.join(setup.runRoot, 'dist/cli.js');
+  const args = [...nodeArgs, cli, 'serve', '--config', config, '--port', '0'];
+  const child = spawnPinned(setup, process.execPath, args);
+  const url = firstLine(child, 'cascade serve', (line) => {
+    if (!line.includes('cascade serving')) return undefined;
+    return (JSON.parse(line) as { url: string }).url;
+  });
+  return started(child, url);
+}
+
+/** nginx's version line, or undefined when it is not installed. */
+export function nginxVersion(): string | undefined {
+  const result = spawnSync('nginx', ['-v'], { encoding: 'utf8' });
+  if (result.error || result.status !== 0) return undefined;
+  return result.stderr.trim().replace(/^nginx version: /, '');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+  const deadline = performance.now() + START_TIMEOUT_MS;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode})`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('nginx did not start in time');
+}
+
+function nginxConf(dir: string, port: number, upstreams: readonly string[]): string {
+  const servers = upstreams.map((url) => `    server ${new URL(url).host};`).join('\n');
+  const runAsRoot = process.getuid?.() === 0 ? 'user root;\n' : '';
+  return `${runAsRoot}daemon off;
+master_process on;
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/client_body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  keepalive_requests 1000000;
+  upstream mocks {
+${servers}
+    keepalive 64;
+    keepalive_requests 1000000;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://mocks;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+`;
+}
+
+/** nginx in the foreground with a temporary config; its master and worker are measured. */
+export async function startNginx(
+  setup: TargetSetup,
+  upstreams: readonly string[],
+): Promise<Target> {
+  const dir = path.join(setup.tmpDir, 'nginx');
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const conf = path.join(dir, 'nginx.conf');
+  writeFileSync(conf, nginxConf(dir, port, upstreams));
+  const spawnedAt = performance.now();
+  const child = spawnPinned(setup, 'nginx', [
+    '-p',
+    dir,
+    '-c',
+    conf,
+    '-e',
+    path.join(dir, 'error.log'),
+  ]);
+  child.stdout!.resume();
+  try {
+    await waitForPort(port, child);
+  } catch (err) {
+    await stopChild(child, 1000, 'SIGKILL');
+    throw err;
+  }
+  const master = child.pid!;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spawnedAt,
+    pids: () => [master, ...childrenOf(master)],
+    // SIGTERM is nginx's fast shutdown; the master takes its worker down with it.
+    stop: () => stopChild(child),
+  };
+}
