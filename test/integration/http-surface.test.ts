@@ -77,6 +77,26 @@ describe('HTTP surface', () => {
     expect(small.status).toBe(200);
   });
 
+  it('keeps serving when a client hangs up in the middle of its body', async () => {
+    harness = await startHarness([{ name: 'n' }]);
+    const { port } = new URL(harness.url);
+    await new Promise<void>((resolve) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/',
+        headers: { 'content-length': '500' },
+      });
+      req.on('error', () => resolve());
+      req.write('{"jsonrpc":"2.0","method":"getSlot"', () => setTimeout(() => req.destroy(), 20));
+      req.on('close', () => resolve());
+    });
+    expect((await harness.post(rpc('getSlot'))).status).toBe(200);
+    expect(harness.mocks.n!.stats().requests).toBe(1);
+    expect(harness.server.requestCounts().forwarded).toBe(1);
+  });
+
   it('refuses an oversized chunked body while it streams in', async () => {
     harness = await startHarness([{ name: 'n' }], { server: { maxBodyBytes: 1024 } });
     const { port } = new URL(harness.url);

@@ -41,5 +41,6 @@ export function readBody(
     finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), undefined),
   );
   req.on('error', () => finish(undefined, 'aborted'));
-  req.on('aborted', () => finish(undefined, 'aborted'));
+  // 'close' before 'end' means the client went away mid-body ('aborted' is deprecated).
+  req.on('close', () => finish(undefined, 'aborted'));
 }

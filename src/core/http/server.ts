@@ -289,9 +289,12 @@ export class ProxyServer {
 
   #track(res: ServerResponse): void {
     this.#inFlight++;
-    res.once('close', () => {
-      this.#inFlight--;
-      if (this.#inFlight === 0) this.#drained?.();
-    });
+    // One shared listener (a response closes once): no closure allocated per request.
+    res.on('close', this.#onResponseClose);
   }
+
+  readonly #onResponseClose = (): void => {
+    this.#inFlight--;
+    if (this.#inFlight === 0) this.#drained?.();
+  };
 }
