@@ -192,20 +192,20 @@ export class HttpTransport {
   }
 
   /**
-   * POSTs `body` and reads the answer, giving up after `timeoutMs`. With `allowStream`, a
-   * large successful answer comes back as a stream the caller must pipe or abort.
+   * POSTs `body` and reads the answer, giving up after `timeoutMs`; `done` is called exactly
+   * once. With `allowStream`, a large successful answer comes back as a stream the caller must
+   * pipe or abort. Callback-based so an attempt costs the router one promise, not two.
    */
   send(
     body: Buffer,
     timeoutMs: number,
     extraHeaders: ForwardHeaders,
-    allowStream = false,
-  ): Promise<AttemptResponse> {
-    return new Promise((resolve) => {
-      const handler = new AttemptHandler(resolve, timeoutMs, allowStream);
-      const headers = extraHeaders ? { ...extraHeaders, ...JSON_HEADERS } : JSON_HEADERS;
-      this.#pool.dispatch({ path: this.#path, method: 'POST', headers, body }, handler);
-    });
+    allowStream: boolean,
+    done: (response: AttemptResponse) => void,
+  ): void {
+    const handler = new AttemptHandler(done, timeoutMs, allowStream);
+    const headers = extraHeaders ? { ...extraHeaders, ...JSON_HEADERS } : JSON_HEADERS;
+    this.#pool.dispatch({ path: this.#path, method: 'POST', headers, body }, handler);
   }
 
   /** Closes idle connections; in-flight requests finish first. */

@@ -97,7 +97,7 @@ function applyVerdict(
  * booked), then applies its consequences: the metric, the penalty or the latency sample.
  * Releases the permit on every path — for a streamed answer, when the stream is over.
  */
-export async function sendAttempt(
+export function sendAttempt(
   node: UpstreamNode,
   body: Buffer,
   classify: AnswerClassifier,
@@ -110,13 +110,28 @@ export async function sendAttempt(
   const remaining = deadline - sentAt;
   const budgetBound = remaining < ctx.attemptTimeoutMs;
   const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
-  let response: AttemptResponse | undefined;
-  try {
-    response = await node.transport.send(body, timeout, headers, allowStream);
-  } finally {
-    if (response?.kind === 'stream') response.stream.onFinish(() => node.permits.release());
-    else node.permits.release();
-  }
+  return new Promise((resolve, reject) => {
+    node.transport.send(body, timeout, headers, allowStream, (response) => {
+      if (response.kind === 'stream') response.stream.onFinish(() => node.permits.release());
+      else node.permits.release();
+      try {
+        resolve(recordAttempt(node, response, classify, sentAt, budgetBound, ctx));
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+  });
+}
+
+/** Classifies an attempt's response and applies its consequences (metric, penalty, EMA). */
+function recordAttempt(
+  node: UpstreamNode,
+  response: AttemptResponse,
+  classify: AnswerClassifier,
+  sentAt: number,
+  budgetBound: boolean,
+  ctx: AttemptContext,
+): AttemptResult {
   if (
     (response.kind === 'transport_error' || response.kind === 'body_error') &&
     response.timedOut &&
