@@ -184,12 +184,19 @@ function logStartup(
   );
 }
 
-/** Resolves with the signal that asked the process to stop. */
-function stopSignal(): Promise<NodeJS.Signals> {
+/**
+ * Resolves with the first SIGINT/SIGTERM. The handlers stay installed afterwards, so a second
+ * Ctrl-C during the drain cannot kill the process before the final quota write.
+ */
+function stopSignal(logger: Logger): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
+    let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      if (stopping) {
+        logger.warn({ signal }, 'already shutting down; finishing in-flight requests first');
+        return;
+      }
+      stopping = true;
       resolve(signal);
     };
     process.on('SIGINT', stop);
@@ -241,9 +248,11 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
     throw err;
   }
   const running = server;
-  const stopped = stopSignal();
+  const stopped = stopSignal(logger);
+  let shuttingDown = false;
   const onHup = (): void => {
-    if (options.demo)
+    if (shuttingDown) logger.warn('shutting down; reload ignored');
+    else if (options.demo)
       logger.error(
         'config reload failed; keeping the running config: the demo has no config file to reload',
       );
@@ -266,7 +275,7 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   logStartup(running, options, quotasPath, logger);
 
   logger.info({ signal: await stopped }, 'shutting down: finishing in-flight requests');
-  process.off('SIGHUP', onHup);
+  shuttingDown = true;
   clearInterval(flushTimer);
   clearInterval(thresholdTimer);
   await admin?.close();
@@ -279,6 +288,7 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
     code = 1;
   }
   releaseServerLock(quotasPath);
+  process.off('SIGHUP', onHup);
   await Promise.all(mocks.map((mock) => mock.close()));
   const usage = Object.fromEntries(
     [...ledger.snapshot()].map(([name, entry]) => [name, entry.used]),

@@ -27,6 +27,9 @@ function parseResetBody(body: Buffer, known: readonly string[]): string[] | stri
   } catch {
     return 'body must be JSON: {"nodes": ["name", …]} or {"all": true}';
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return 'body must be a JSON object: {"nodes": ["name", …]} or {"all": true}';
+  }
   const request = parsed as { nodes?: unknown; all?: unknown };
   if (request.all === true) return [...known];
   if (
@@ -40,6 +43,21 @@ function parseResetBody(body: Buffer, known: readonly string[]): string[] | stri
   if (unknown.length > 0)
     return `unknown node(s): ${unknown.join(', ')}; known nodes: ${known.join(', ')}`;
   return request.nodes;
+}
+
+/** Never lets a bad admin request take the proxy down with it. */
+function handleSafely(
+  req: IncomingMessage,
+  res: ServerResponse,
+  handlers: AdminHandlers,
+  logger: Logger,
+): void {
+  try {
+    handle(req, res, handlers, logger);
+  } catch (err) {
+    logger.error({ err }, 'admin request failed');
+    if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+  }
 }
 
 function handle(
@@ -57,7 +75,13 @@ function handle(
   if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');
   readBody(req, MAX_ADMIN_BODY, (body, failure) => {
     if (!body || failure) return sendJson(res, 413, { error: 'body too large' });
-    const names = parseResetBody(body, handlers.nodeNames());
+    let names: string[] | string;
+    try {
+      names = parseResetBody(body, handlers.nodeNames());
+    } catch (err) {
+      logger.error({ err }, 'admin request failed');
+      return sendJson(res, 500, { error: 'internal error' });
+    }
     if (typeof names === 'string') return sendJson(res, 400, { error: names });
     handlers.reset(names).then(
       (nodes) => {
@@ -82,7 +106,7 @@ export async function startAdminServer(
   handlers: AdminHandlers,
   logger: Logger,
 ): Promise<AdminServer> {
-  const server: Server = createServer((req, res) => handle(req, res, handlers, logger));
+  const server: Server = createServer((req, res) => handleSafely(req, res, handlers, logger));
   const bound = await listen(server, '127.0.0.1', port, 'admin');
   return {
     port: bound,

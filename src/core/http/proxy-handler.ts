@@ -174,11 +174,14 @@ async function proxyBatch(
   const result = await routeBatch(batch, forwardHeaders(req), ctx.route);
   // Per-element errors travel inside the array, so the HTTP answer is 200 either way.
   sendBytes(res, 200, 'application/json', result.body);
+  // A batch of nothing but invalid elements is the client's mistake, not an upstream failure.
   const outcome = result.forwarded
     ? RequestOutcome.forwarded
-    : result.timedOut
-      ? RequestOutcome.timeout
-      : RequestOutcome.badGateway;
+    : batch.every((element) => element.method === undefined)
+      ? RequestOutcome.badRequest
+      : result.timedOut
+        ? RequestOutcome.timeout
+        : RequestOutcome.badGateway;
   const seconds = finish(ctx, startedAt, outcome);
   if (ctx.accessLog) {
     const fields = {

@@ -28,6 +28,8 @@ export class UpstreamNode {
   readonly usage: UsageCounter;
   readonly metrics: NodeMetrics;
   #transport: HttpTransport;
+  /** Set when a reload removed the node: requests still walking an old table skip it. */
+  retired = false;
 
   constructor(config: NodeConfig, usage: UsageCounter, metrics: NodeMetrics, now: number) {
     this.name = config.name;

@@ -7,8 +7,10 @@
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 
-/** A streamed body may pause this long between chunks before it is abandoned. */
+/** A streamed body may pause this long between upstream chunks before it is abandoned. */
 export const STREAM_IDLE_MS = 5_000;
+/** A client that reads nothing for this long while the stream waits on it is cut off. */
+export const CLIENT_STALL_MS = 60_000;
 
 export class UpstreamStream {
   readonly head: Buffer;
@@ -19,11 +21,15 @@ export class UpstreamStream {
   #finished = false;
   readonly #onFinish: Array<(ok: boolean) => void> = [];
   #idle: NodeJS.Timeout | undefined;
+  /** True while the upstream is paused because the client is not reading. */
+  #waitingForClient = false;
+  /** How long (ms, in idle periods) the client has kept the stream waiting. */
+  #clientStall = 0;
 
   constructor(controller: Dispatcher.DispatchController, head: Buffer) {
     this.#controller = controller;
     this.head = head;
-    this.#idle = setTimeout(() => this.fail(new Error('upstream body stalled')), STREAM_IDLE_MS);
+    this.#idle = setTimeout(() => this.#onIdle(), STREAM_IDLE_MS);
   }
 
   /** Registers `callback(ok)` for when the stream is over (relayed whole, or not). */
@@ -35,10 +41,20 @@ export class UpstreamStream {
   /** Starts relaying to `res` (status and headers already written by the caller). */
   pipeTo(res: ServerResponse): void {
     this.#sink = res;
+    if (res.destroyed || res.closed) {
+      // The client left while the answer was on its way: free the upstream and the permit now.
+      this.abort(new Error('client went away'));
+      return;
+    }
     res.on('close', () => {
       if (!res.writableFinished) this.abort(new Error('client went away'));
     });
-    res.on('drain', () => this.#controller.resume());
+    res.on('drain', () => {
+      this.#waitingForClient = false;
+      this.#clientStall = 0;
+      this.#idle?.refresh();
+      this.#controller.resume();
+    });
     this.#write(this.head);
     for (const chunk of this.#pending.splice(0)) this.#write(chunk);
     if (this.#state === 'ended') this.#end();
@@ -74,7 +90,22 @@ export class UpstreamStream {
   }
 
   #write(chunk: Buffer): void {
-    if (this.#sink && !this.#sink.write(chunk)) this.#controller.pause();
+    if (this.#sink && !this.#sink.write(chunk)) {
+      this.#waitingForClient = true;
+      this.#controller.pause();
+    }
+  }
+
+  /** No upstream data for a while: fine if we paused it for a slow client, up to a point. */
+  #onIdle(): void {
+    if (!this.#waitingForClient) {
+      this.fail(new Error('upstream body stalled'));
+    } else if (this.#clientStall >= CLIENT_STALL_MS) {
+      this.fail(new Error('client stopped reading'));
+    } else {
+      this.#clientStall += STREAM_IDLE_MS;
+      this.#idle?.refresh();
+    }
   }
 
   #end(): void {

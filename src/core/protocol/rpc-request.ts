@@ -43,9 +43,22 @@ function idJsonOf(value: Record<string, unknown>): string | undefined {
   return 'null';
 }
 
+/**
+ * JSON.parse accepts nesting deeper than JSON.stringify can write back; an element that cannot
+ * be re-serialised for its sub-batch is treated as an invalid request, not a crash.
+ */
+function isSerialisable(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function toElement(value: unknown, registry: MethodRegistry): BatchElement {
   if (!isPlainObject(value)) return { method: undefined, methodId: -1, idJson: 'null', value };
-  if (typeof value.method !== 'string') {
+  if (typeof value.method !== 'string' || !isSerialisable(value)) {
     return { method: undefined, methodId: -1, idJson: idJsonOf(value) ?? 'null', value };
   }
   const idJson = idJsonOf(value);

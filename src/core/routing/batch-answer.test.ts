@@ -49,8 +49,8 @@ describe('readSubBatchAnswer', () => {
     );
     expect(verdict.kind).toBe('success');
     expect(elements.map((e) => e.answer)).toEqual([
-      '{"id":"a","result":1}',
-      '{"id":"b","result":2}',
+      '{"result":1,"id":"a"}',
+      '{"result":2,"id":"b"}',
     ]);
   });
 
@@ -73,6 +73,16 @@ describe('readSubBatchAnswer', () => {
     expect(elements.map((e) => e.done)).toEqual([true, false, false]);
   });
 
+  it('returns the client id as the exact JSON text it arrived as', () => {
+    const element = progress({ id: 'x', method: 'x' });
+    const withBigId = {
+      ...element,
+      element: { ...element.element, idJson: '12345678901234567890' },
+    };
+    readSubBatchAnswer(200, body({ id: 0, result: 1 }), [withBigId]);
+    expect(withBigId.answer).toBe('{"result":1,"id":12345678901234567890}');
+  });
+
   it('keeps client errors as final answers', () => {
     const elements = [progress({ id: 1, method: 'x' }), progress({ id: 2, method: 'y' })];
     const verdict = readSubBatchAnswer(
@@ -84,7 +94,7 @@ describe('readSubBatchAnswer', () => {
       elements,
     );
     expect(verdict.kind).toBe('success');
-    expect(elements[0]!.answer).toBe('{"id":1,"error":{"code":-32602,"message":"bad"}}');
+    expect(elements[0]!.answer).toBe('{"error":{"code":-32602,"message":"bad"},"id":1}');
   });
 
   it('treats a non-array answer to a batch as invalid for every element', () => {
@@ -102,7 +112,7 @@ describe('readSubBatchAnswer', () => {
     const element = progress({ id: 'q', method: 'x' });
     expect(readSubBatchAnswer(502, Buffer.from('<html>'), [element]).kind).toBe('retry');
     expect(readSubBatchAnswer(200, body({ id: 0, result: 5 }), [element]).kind).toBe('success');
-    expect(element.answer).toBe('{"id":"q","result":5}');
+    expect(element.answer).toBe('{"result":5,"id":"q"}');
   });
 
   it('delivers a lone notification on any 2xx, even an empty body', () => {

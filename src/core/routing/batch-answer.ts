@@ -49,8 +49,16 @@ export function subBatchBody(elements: readonly ElementProgress[]): Buffer {
 }
 
 /** An answer object re-labelled with the client's id. */
-function withClientId(answer: Record<string, unknown>, idJson: string): string {
-  return JSON.stringify({ ...answer, id: JSON.parse(idJson) as unknown });
+function withClientId(answer: Record<string, unknown>, idJson: string): string | undefined {
+  // The client's id goes back as the exact JSON text it was read as; undefined when the
+  // answer cannot be serialised (e.g. nested deeper than JSON.stringify's stack allows).
+  try {
+    const { id: _id, ...rest } = answer;
+    const text = JSON.stringify(rest);
+    return text === '{}' ? `{"id":${idJson}}` : `${text.slice(0, -1)},"id":${idJson}}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** True when an answer object carries a JSON-RPC error another node might not have. */
@@ -91,6 +99,7 @@ function readSingle(status: number, body: Buffer, progress: ElementProgress): Ve
     progress.answer = withClientId({ jsonrpc: '2.0', error }, idJson);
   } else {
     progress.answer = withClientId(parsed, idJson);
+    if (progress.answer === undefined) return INVALID;
   }
   progress.done = true;
   return result;
@@ -127,7 +136,8 @@ export function readSubBatchAnswer(
     else if (isRetryableError(answer)) retryable = true;
     else {
       progress.answer = withClientId(answer, idJson);
-      progress.done = true;
+      if (progress.answer === undefined) missing = true;
+      else progress.done = true;
     }
   });
   if (missing) return INVALID;

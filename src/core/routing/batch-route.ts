@@ -113,8 +113,23 @@ async function dispatch(
   state: BatchRouting,
 ): Promise<void> {
   state.attempts++;
-  const classify = (status: number, body: Buffer) => readSubBatchAnswer(status, body, elements);
-  const body = subBatchBody(elements);
+  let body: Buffer;
+  try {
+    body = subBatchBody(elements);
+  } catch {
+    // Unreachable for elements parseRequest accepted; never leak the permit if it happens.
+    node.permits.release();
+    for (const p of elements) {
+      p.answer = errorJson(
+        RPC_ERROR.invalidRequest,
+        ERROR_MESSAGE.invalidRequest,
+        p.element.idJson ?? 'null',
+      );
+      p.done = true;
+    }
+    return;
+  }
+  const classify = (status: number, answer: Buffer) => readSubBatchAnswer(status, answer, elements);
   const result = await sendAttempt(
     node,
     body,
@@ -144,7 +159,7 @@ function runRound(state: BatchRouting): Round {
   const now = state.ctx.clock.now();
   for (const node of table.ranked) {
     if (claimed.size === open.length) break;
-    if (!open.some((p) => !claimed.has(p) && !p.tried.includes(node))) continue;
+    if (node.retired || !open.some((p) => !claimed.has(p) && !p.tried.includes(node))) continue;
     if (!state.failOpen && node.penalty.isActive(now)) {
       node.metrics.skip(SkipReason.penalized);
       round.sawPenalized = true;

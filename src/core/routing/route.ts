@@ -105,7 +105,7 @@ function admitNext(state: RequestRouting, ctx: RouteContext): UpstreamNode | und
   const ranked = state.ranked;
   while (state.cursor < ranked.length) {
     const node = ranked[state.cursor++]!;
-    if (state.tried.includes(node)) continue;
+    if (node.retired || state.tried.includes(node)) continue;
     if (!state.failOpen && node.penalty.isActive(state.roundStart)) {
       node.metrics.skip(SkipReason.penalized);
       state.sawPenalized = true;

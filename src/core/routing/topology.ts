@@ -117,6 +117,7 @@ export class Topology {
     for (const [name, node] of this.#byName) {
       if (keep.has(name)) continue;
       removed.push(name);
+      node.retired = true;
       retired.push(node.transport);
       this.#byName.delete(name);
       this.deps.metrics.removeNode(name);

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { pino } from 'pino';
+import { startAdminServer, type AdminServer } from '../../src/core/http/admin-server.js';
+import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
+
+let harness: Harness | undefined;
+let admin: AdminServer | undefined;
+const servers: Server[] = [];
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+  await admin?.close();
+  admin = undefined;
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+function pointAt(h: Harness, name: string, url: string): void {
+  h.server.reload({
+    ...h.server.config,
+    nodes: h.server.nodes().map((n) => (n.name === name ? { ...n, url, redactedUrl: url } : n)),
+  });
+}
+
+describe('hostile and unlucky requests', () => {
+  it('answers a batch element nested too deep to re-serialise with -32600, leaking no permit', async () => {
+    harness = await startHarness([{ name: 'n', maxConcurrent: 2 }]);
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"getBalance","params":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    const body = `[${deep},${JSON.stringify(rpc('getSlot', 2))}]`;
+    for (let i = 0; i < 3; i++) {
+      const response = await harness.post(body);
+      expect(response.status).toBe(200);
+      const answers = response.json as Array<{
+        id: number;
+        error?: { code: number };
+        result?: unknown;
+      }>;
+      expect(answers[0]).toMatchObject({ id: 1, error: { code: -32600 } });
+      expect(answers[1]!.result).toBeDefined();
+    }
+    expect(harness.server.topology.node('n')!.permits.inFlight).toBe(0);
+  });
+
+  it('frees the permit at once when the client left before a streamed answer arrived', async () => {
+    const upstream = createServer((req, res) => {
+      req.resume();
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`{"jsonrpc":"2.0","id":1,"result":"${'x'.repeat(300 * 1024)}"}`);
+      }, 300);
+    });
+    servers.push(upstream);
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    harness = await startHarness([{ name: 'n', maxConcurrent: 1 }]);
+    pointAt(harness, 'n', `http://127.0.0.1:${(upstream.address() as { port: number }).port}`);
+    const req = httpRequest(harness.url, { method: 'POST' });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify(rpc('getProgramAccounts')));
+    setTimeout(() => req.destroy(), 100);
+    const node = harness.server.topology.node('n')!;
+    await expect.poll(() => node.permits.inFlight, { timeout: 2000, interval: 50 }).toBe(0);
+  });
+
+  it('counts a batch of only invalid elements as bad_request, not bad_gateway', async () => {
+    harness = await startHarness([{ name: 'n' }]);
+    await harness.post('[1, 2]');
+    const text = await harness.metrics();
+    expect(text).toMatch(/rpc_requests_total\{outcome="bad_request"\} 1/);
+    expect(text).toMatch(/rpc_requests_total\{outcome="bad_gateway"\} 0/);
+  });
+
+  it('never dials a node a reload removed while the request was walking the old table', async () => {
+    harness = await startHarness([
+      {
+        name: 'slow-fail',
+        tier: 0,
+        mock: { delayMs: 200, fault: { kind: 'rpc_error', code: -32005 } },
+      },
+      { name: 'removed', tier: 1 },
+      { name: 'kept', tier: 2 },
+    ]);
+    const full = harness.server.config;
+    const inFlight = harness.post(rpc('getSlot'));
+    await expect.poll(() => harness!.mocks['slow-fail']!.stats().inFlight).toBe(1);
+    harness.server.reload({ ...full, nodes: full.nodes.filter((n) => n.name !== 'removed') });
+    expect((await inFlight).status).toBe(200);
+    expect(harness.mocks.removed!.stats().requests).toBe(0);
+    // Not even booked: the request skipped the retired node instead of dialing its closed pool.
+    expect(harness.ledger.counter('removed').used).toBe(0);
+    expect(harness.mocks.kept!.stats().requests).toBe(1);
+  });
+
+  it('keeps the admin listener (and the proxy) alive on a body of null', async () => {
+    admin = await startAdminServer(
+      0,
+      { report: () => [], nodeNames: () => ['a'], reset: () => Promise.resolve([]) },
+      pino({ level: 'silent' }),
+    );
+    const url = `http://127.0.0.1:${admin.port}/admin/quota`;
+    for (const body of ['null', '[]', '"x"', '{"nodes":[1]}']) {
+      const response = await fetch(`${url}/reset`, { method: 'POST', body });
+      expect(response.status).toBe(400);
+      await response.text();
+    }
+    expect((await fetch(url)).status).toBe(200);
+  });
+});
