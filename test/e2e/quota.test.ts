@@ -1,23 +1,13 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { startMockNodes, type MockNode } from '../../src/mock/index.js';
-import { assertBuilt, runCli } from '../helpers/run-cli.js';
-import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
+import { startMockNodes } from '../../src/mock/index.js';
+import { runCli } from '../helpers/run-cli.js';
 import { startCli, type CliProcess } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
+import { useE2eFixture } from '../support/e2e-fixture.js';
 
-let processes: CliProcess[] = [];
-let mocks: MockNode[] = [];
-const temps: TempDir[] = [];
-
-beforeAll(() => assertBuilt());
-afterEach(async () => {
-  await Promise.all(processes.map((p) => p.stop('SIGKILL')));
-  await Promise.all(mocks.map((m) => m.close()));
-  processes = [];
-  mocks = [];
-  for (const temp of temps.splice(0)) temp.cleanup();
-});
+const fixture = useE2eFixture();
+const { processes, mocks } = fixture;
 
 interface Setup {
   dir: string;
@@ -31,9 +21,8 @@ interface Setup {
 
 /** A temp dir with a price list (getBalance 5, getSlot 1) and a config writer. */
 async function setup(mockNames: string[]): Promise<Setup> {
-  const temp = makeTempDir();
-  temps.push(temp);
-  mocks = await startMockNodes(mockNames.map((name) => ({ name })));
+  const temp = fixture.tempDir();
+  mocks.push(...(await startMockNodes(mockNames.map((name) => ({ name })))));
   temp.write({
     'prices.toml': '[limits]\nunknown_method_cost = 1\n[routing]\ngetBalance = 5\ngetSlot = 1\n',
   });

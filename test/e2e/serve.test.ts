@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -6,28 +6,14 @@ import { Connection } from '@solana/web3.js';
 import { createPublicClient, http } from 'viem';
 import { mainnet } from 'viem/chains';
 import { startMockNodes, type MockNode } from '../../src/mock/index.js';
-import { REPO_ROOT, assertBuilt, runCli } from '../helpers/run-cli.js';
-import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
+import { REPO_ROOT, runCli } from '../helpers/run-cli.js';
 import { startCli, type CliProcess } from '../support/cli-process.js';
+import { useE2eFixture } from '../support/e2e-fixture.js';
 
 const SOLANA_PRICES = path.join(REPO_ROOT, 'config/provider_config/solana.toml');
-let processes: CliProcess[] = [];
-const temps: TempDir[] = [];
-function tempDir(): string {
-  const temp = makeTempDir();
-  temps.push(temp);
-  return temp.dir;
-}
-let mocks: MockNode[] = [];
-
-beforeAll(() => assertBuilt());
-afterEach(async () => {
-  await Promise.all(processes.map((p) => p.stop('SIGKILL')));
-  await Promise.all(mocks.map((m) => m.close()));
-  processes = [];
-  mocks = [];
-  for (const temp of temps.splice(0)) temp.cleanup();
-});
+const fixture = useE2eFixture();
+const { processes, mocks } = fixture;
+const tempDir = (): string => fixture.tempDir().dir;
 
 function configFor(nodes: MockNode[], extra = ''): string {
   const blocks = nodes.map(
@@ -51,7 +37,7 @@ async function serving(p: CliProcess): Promise<string> {
 
 describe('cascade serve (spawned)', () => {
   it('serves real client libraries, keeps secrets out of its output, and flushes usage on SIGTERM', async () => {
-    mocks = await startMockNodes([{ name: 'primary' }, { name: 'backup' }]);
+    mocks.push(...(await startMockNodes([{ name: 'primary' }, { name: 'backup' }])));
     const dir = tempDir();
     const config = path.join(dir, 'config.toml');
     writeFileSync(config, configFor(mocks));
