@@ -73,8 +73,8 @@ function handle(
   }
   if (path !== '/admin/quota/reset') return sendStatus(res, 404, 'Not Found');
   if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');
-  readBody(req, MAX_ADMIN_BODY, (body, failure) => {
-    if (!body || failure) return sendJson(res, 413, { error: 'body too large' });
+  readBody(req, MAX_ADMIN_BODY, (_req, body) => {
+    if (!body) return sendJson(res, 413, { error: 'body too large' });
     let names: string[] | string;
     try {
       names = parseResetBody(body, handlers.nodeNames());

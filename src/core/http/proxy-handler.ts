@@ -13,8 +13,13 @@ import {
   type RpcRequest,
 } from '../protocol/rpc-request.js';
 import { routeBatch } from '../routing/batch-route.js';
-import { route, type RouteContext, type RouteResult } from '../routing/route.js';
-import { readBody } from './read-body.js';
+import {
+  route,
+  type RouteContext,
+  type RouteListener,
+  type RouteResult,
+} from '../routing/route.js';
+import { BodyRequest, readBody } from './read-body.js';
 import { sendBytes, sendRpcError } from './respond.js';
 
 /** Client headers passed on to upstreams: tracing ids and client identification only. */
@@ -114,13 +119,14 @@ function reject(
   }
 }
 
-async function proxyRequest(
+/** Parses the body and routes it; the answer comes back to `req.routed` (or a batch's promise). */
+function proxyRequest(
+  req: ProxyRequest,
   body: Buffer,
-  req: IncomingMessage,
   res: ServerResponse,
   ctx: ProxyHandlerContext,
-  startedAt: number,
-): Promise<void> {
+): void {
+  const startedAt = req.startedAt;
   const parsed = parseRequest(body, ctx.registry);
   if (!parsed.ok) {
     const empty = parsed.problem === 'empty_batch';
@@ -134,16 +140,23 @@ async function proxyRequest(
   }
   const batch = parsed.request.batch;
   if (batch !== undefined) {
-    await proxyBatch(batch, req, res, ctx, startedAt);
+    proxyBatch(batch, req, res, ctx, startedAt).catch((err: unknown) => req.failed(err));
     return;
   }
-  const result = await route(parsed.request, forwardHeaders(req), ctx.route);
-  const outcome = respondRouted(res, parsed.request, result);
-  const seconds = finish(ctx, startedAt, outcome);
+  req.rpc = parsed.request;
+  route(parsed.request, forwardHeaders(req), ctx.route, req);
+}
+
+/** Answers a routed single request and records it. */
+function answerRouted(req: ProxyRequest, result: RouteResult): void {
+  const ctx = req.proxyCtx!;
+  const request = req.rpc!;
+  const outcome = respondRouted(req.proxyRes!, request, result);
+  const seconds = finish(ctx, req.startedAt, outcome);
   if (ctx.accessLog) {
     const answered = result.kind === 'answer';
     const fields = {
-      method: parsed.request.method,
+      method: request.method,
       node: answered ? result.node : null,
       status: answered ? result.status : null,
       attempts: result.attempts,
@@ -151,6 +164,12 @@ async function proxyRequest(
     };
     logAccess(ctx, fields, outcome, seconds);
   }
+}
+
+/** The last resort when handling a request threw: log it and answer 500 if nothing was sent. */
+function internalError(req: ProxyRequest, err: unknown): void {
+  req.proxyCtx!.logger.error({ err }, 'request failed unexpectedly');
+  sendRpcError(req.proxyRes!, 500, -32603, 'Internal error', 'null');
 }
 
 async function proxyBatch(
@@ -194,44 +213,61 @@ async function proxyBatch(
   }
 }
 
-/** proxyRequest with a last-resort 500 (one async frame, no per-request .catch closure). */
-async function proxy(
-  body: Buffer,
-  req: IncomingMessage,
-  res: ServerResponse,
-  ctx: ProxyHandlerContext,
-  startedAt: number,
-): Promise<void> {
+/**
+ * The request class of the proxy's server: what the body callback needs rides on the request,
+ * so the shared module-level callback below serves every request without a closure.
+ */
+export class ProxyRequest extends BodyRequest implements RouteListener {
+  proxyRes: ServerResponse | undefined = undefined;
+  proxyCtx: ProxyHandlerContext | undefined = undefined;
+  startedAt = 0;
+  /** The parsed single request being routed. */
+  rpc: RpcRequest | undefined = undefined;
+
+  routed(result: RouteResult): void {
+    try {
+      answerRouted(this, result);
+    } catch (err) {
+      internalError(this, err);
+    }
+  }
+
+  failed(err: unknown): void {
+    internalError(this, err);
+  }
+}
+
+function onBody(req: ProxyRequest, body: Buffer | undefined): void {
+  const res = req.proxyRes!;
+  const ctx = req.proxyCtx!;
+  if (body === undefined) {
+    // The rest of an oversized body is never read: close the connection after answering.
+    res.setHeader('connection', 'close');
+    res.once('finish', () => req.destroy());
+    const message = `Request body exceeds the ${ctx.maxBodyBytes}-byte limit (server.max_body_bytes)`;
+    reject(res, ctx, req.startedAt, {
+      status: 413,
+      code: RPC_ERROR.invalidRequest,
+      message,
+      idJson: 'null',
+    });
+    return;
+  }
   try {
-    await proxyRequest(body, req, res, ctx, startedAt);
+    proxyRequest(req, body, res, ctx);
   } catch (err) {
-    ctx.logger.error({ err }, 'request failed unexpectedly');
-    sendRpcError(res, 500, -32603, 'Internal error', 'null');
+    internalError(req, err);
   }
 }
 
 /** Handles POST / and POST /send-request: read → parse → route → respond → record. */
 export function handleProxy(
-  req: IncomingMessage,
+  req: ProxyRequest,
   res: ServerResponse,
   ctx: ProxyHandlerContext,
 ): void {
-  const startedAt = ctx.clock.now();
-  readBody(req, ctx.maxBodyBytes, (body, failure) => {
-    if (failure === 'too_large') {
-      // The rest of an oversized body is never read: close the connection after answering.
-      res.setHeader('connection', 'close');
-      res.once('finish', () => req.destroy());
-      const message = `Request body exceeds the ${ctx.maxBodyBytes}-byte limit (server.max_body_bytes)`;
-      reject(res, ctx, startedAt, {
-        status: 413,
-        code: RPC_ERROR.invalidRequest,
-        message,
-        idJson: 'null',
-      });
-      return;
-    }
-    if (!body) return;
-    void proxy(body, req, res, ctx, startedAt);
-  });
+  req.startedAt = ctx.clock.now();
+  req.proxyRes = res;
+  req.proxyCtx = ctx;
+  readBody(req, ctx.maxBodyBytes, onBody);
 }

@@ -6,10 +6,9 @@
  * values. A large 2xx answer whose first member is `result` is handed over as a stream
  * instead of being buffered.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 import { isResultFirst } from './result-first.js';
-import { UpstreamStream } from './upstream-stream.js';
+import { UpstreamStream, type UpstreamControl } from './upstream-stream.js';
 
 /** Largest upstream answer buffered for one attempt. */
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
@@ -44,11 +43,35 @@ export type AttemptResponse =
   /** Headers arrived but the body did not (deadline, reset, or over the size cap). */
   | { readonly kind: 'body_error'; readonly reason: string; readonly timedOut: boolean };
 
+/** Receives an attempt's response, with the caller's token (so it need not be a closure). */
+export type AttemptCallback<T> = (response: AttemptResponse, token: T) => void;
+
 /** Extra request headers copied from the client (already lower-case). */
 export type ForwardHeaders = Record<string, string> | undefined;
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+const CONTENT_TYPE = Buffer.from('content-type', 'latin1');
+const RETRY_AFTER = Buffer.from('retry-after', 'latin1');
+
+/** True when `name` equals the lower-case ASCII `expected`, ignoring case. */
+function isHeader(name: Buffer, expected: Buffer): boolean {
+  if (name.length !== expected.length) return false;
+  for (let i = 0; i < name.length; i++) {
+    // ORing 0x20 lower-cases ASCII letters; `expected` holds only letters and '-'.
+    if ((name[i]! | 0x20) !== expected[i]) return false;
+  }
+  return true;
+}
+
+/**
+ * The first value of a header in undici's raw list (name, value, name, value…). Reading the
+ * two headers we need straight from the bytes skips building a header object per answer.
+ */
+function rawHeader(raw: readonly Buffer[] | undefined, name: Buffer): string | undefined {
+  if (raw === undefined) return undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (isHeader(raw[i]!, name)) return raw[i + 1]!.toString('latin1');
+  }
+  return undefined;
 }
 
 function describe(err: Error): string {
@@ -56,13 +79,20 @@ function describe(err: Error): string {
   return e.cause?.code ?? e.code ?? e.message;
 }
 
-/** One attempt's handler: collects the answer, enforces the deadline, settles exactly once. */
-class AttemptHandler implements Dispatcher.DispatchHandler {
-  #controller: Dispatcher.DispatchController | undefined;
+/**
+ * One attempt's handler: collects the answer, enforces the deadline, settles exactly once.
+ * It speaks undici's raw callback interface (status + raw header list, boolean backpressure)
+ * rather than the controller interface, which undici adapts to this one by wrapping every
+ * handler and parsing every header into an object — about 1 µs per attempt we do not need.
+ */
+class AttemptHandler<T> implements Dispatcher.DispatchHandler, UpstreamControl {
+  #abort: ((reason?: Error) => void) | undefined;
+  #resume: (() => void) | undefined;
+  #paused = false;
   #settled = false;
   #timedOut = false;
   #status = 0;
-  #headers: IncomingHttpHeaders | undefined;
+  #headers: Buffer[] | undefined;
   #chunks: Buffer[] = [];
   #size = 0;
   #stream: UpstreamStream | undefined;
@@ -71,55 +101,58 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   readonly #timer: NodeJS.Timeout;
 
   constructor(
-    private readonly resolve: (response: AttemptResponse) => void,
+    private readonly done: AttemptCallback<T>,
+    private readonly token: T,
     private readonly timeoutMs: number,
     private readonly allowStream: boolean,
   ) {
     this.#timer = setTimeout(() => this.#expire(), timeoutMs);
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#controller = controller;
-    if (this.#settled) controller.abort(new Error('attempt already given up'));
+  onConnect(abort: (reason?: Error) => void): void {
+    this.#abort = abort;
+    if (this.#settled) abort(new Error('attempt already given up'));
   }
 
-  onResponseStart(
-    _controller: Dispatcher.DispatchController,
-    status: number,
-    headers: IncomingHttpHeaders,
-  ): void {
+  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean {
     this.#status = status;
-    this.#headers = headers;
+    this.#headers = rawHeaders;
+    this.#resume = resume;
+    return true;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#stream) return this.#stream.push(chunk);
-    if (this.#settled) return;
+  onData(chunk: Buffer): boolean {
+    if (this.#stream) {
+      this.#stream.push(chunk);
+      return !this.#paused;
+    }
+    if (this.#settled) return true;
     this.#chunks.push(chunk);
     this.#size += chunk.length;
     if (this.#size > MAX_RESPONSE_BYTES) {
-      controller.abort(new Error('answer larger than 512 MiB'));
+      this.abort(new Error('answer larger than 512 MiB'));
     } else if (!this.#decided && this.#size >= STREAM_THRESHOLD) {
       // Decide once: re-checking every later chunk would copy the body again each time.
       this.#decided = true;
-      if (!this.allowStream || this.#status < 200 || this.#status >= 300) return;
+      if (!this.allowStream || this.#status < 200 || this.#status >= 300) return true;
       const head = this.#body();
-      if (isResultFirst(head)) this.#startStream(controller, head);
+      if (isResultFirst(head)) this.#startStream(head);
     }
+    return !this.#paused;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     if (this.#stream) return this.#stream.end();
     this.#settle({
       kind: 'answer',
       status: this.#status,
-      contentType: headerValue(this.#headers?.['content-type']),
-      retryAfter: headerValue(this.#headers?.['retry-after']),
+      contentType: rawHeader(this.#headers, CONTENT_TYPE),
+      retryAfter: rawHeader(this.#headers, RETRY_AFTER),
       body: this.#body(),
     });
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onError(error: Error): void {
     if (this.#stream) return this.#stream.fail(error);
     const reason = this.#timedOut ? `no answer within ${this.timeoutMs} ms` : describe(error);
     const timedOut = this.#timedOut;
@@ -130,6 +163,21 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
     );
   }
 
+  // UpstreamControl, for a streamed answer.
+  pause(): void {
+    this.#paused = true;
+  }
+
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#resume?.();
+  }
+
+  abort(reason: Error): void {
+    this.#abort?.(reason);
+  }
+
   #body(): Buffer {
     if (this.#chunks.length === 1) return this.#chunks[0]!;
     const body = Buffer.concat(this.#chunks, this.#size);
@@ -137,13 +185,13 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
     return body;
   }
 
-  #startStream(controller: Dispatcher.DispatchController, head: Buffer): void {
-    this.#stream = new UpstreamStream(controller, head);
+  #startStream(head: Buffer): void {
+    this.#stream = new UpstreamStream(this, head);
     this.#chunks = [];
     this.#settle({
       kind: 'stream',
       status: this.#status,
-      contentType: headerValue(this.#headers?.['content-type']),
+      contentType: rawHeader(this.#headers, CONTENT_TYPE),
       stream: this.#stream,
     });
   }
@@ -152,20 +200,20 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#timedOut = true;
     const reason = `no answer within ${this.timeoutMs} ms`;
-    // Settle now even if the request is still queued for a socket; onRequestStart aborts it then.
+    // Settle now even if the request is still queued for a socket; onConnect aborts it then.
     this.#settle(
       this.#headers
         ? { kind: 'body_error', reason, timedOut: true }
         : { kind: 'transport_error', reason, timedOut: true },
     );
-    this.#controller?.abort(new Error(reason));
+    this.#abort?.(new Error(reason));
   }
 
   #settle(response: AttemptResponse): void {
     if (this.#settled) return;
     this.#settled = true;
     clearTimeout(this.#timer);
-    this.resolve(response);
+    this.done(response, this.token);
   }
 }
 
@@ -192,18 +240,19 @@ export class HttpTransport {
   }
 
   /**
-   * POSTs `body` and reads the answer, giving up after `timeoutMs`; `done` is called exactly
-   * once. With `allowStream`, a large successful answer comes back as a stream the caller must
-   * pipe or abort. Callback-based so an attempt costs the router one promise, not two.
+   * POSTs `body` and reads the answer, giving up after `timeoutMs`; `done(response, token)` is
+   * called exactly once. With `allowStream`, a large successful answer comes back as a stream
+   * the caller must pipe or abort. Callback-based: an attempt costs no promise.
    */
-  send(
+  send<T>(
     body: Buffer,
     timeoutMs: number,
     extraHeaders: ForwardHeaders,
     allowStream: boolean,
-    done: (response: AttemptResponse) => void,
+    done: AttemptCallback<T>,
+    token: T,
   ): void {
-    const handler = new AttemptHandler(done, timeoutMs, allowStream);
+    const handler = new AttemptHandler(done, token, timeoutMs, allowStream);
     const headers = extraHeaders ? { ...extraHeaders, ...JSON_HEADERS } : JSON_HEADERS;
     this.#pool.dispatch({ path: this.#path, method: 'POST', headers, body }, handler);
   }

@@ -5,7 +5,13 @@
  * STREAM_IDLE_MS is cut off.
  */
 import type { ServerResponse } from 'node:http';
-import type { Dispatcher } from 'undici';
+
+/** How a stream steers the upstream request it relays (the transport implements it). */
+export interface UpstreamControl {
+  pause(): void;
+  resume(): void;
+  abort(reason: Error): void;
+}
 
 /** A streamed body may pause this long between upstream chunks before it is abandoned. */
 export const STREAM_IDLE_MS = 5_000;
@@ -14,7 +20,7 @@ export const CLIENT_STALL_MS = 60_000;
 
 export class UpstreamStream {
   readonly head: Buffer;
-  readonly #controller: Dispatcher.DispatchController;
+  readonly #controller: UpstreamControl;
   #sink: ServerResponse | undefined;
   readonly #pending: Buffer[] = [];
   #state: 'open' | 'ended' | 'failed' = 'open';
@@ -26,7 +32,7 @@ export class UpstreamStream {
   /** How long (ms, in idle periods) the client has kept the stream waiting. */
   #clientStall = 0;
 
-  constructor(controller: Dispatcher.DispatchController, head: Buffer) {
+  constructor(controller: UpstreamControl, head: Buffer) {
     this.#controller = controller;
     this.head = head;
     this.#idle = setTimeout(() => this.#onIdle(), STREAM_IDLE_MS);

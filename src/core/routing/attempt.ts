@@ -29,9 +29,25 @@ export const classifySingle: AnswerClassifier = (status, body) =>
 
 /** The result of one attempt the router has to act on. */
 export type AttemptResult =
-  | { readonly kind: 'done'; readonly verdict: Verdict; readonly response: AttemptResponse }
+  | {
+      readonly kind: 'done';
+      readonly verdict: Verdict;
+      readonly response: AttemptResponse;
+      /** The clock when the attempt ended (callers reuse it instead of reading again). */
+      readonly endedAt: number;
+    }
   /** The request budget ran out while waiting: nothing is classified or penalized. */
   | { readonly kind: 'abandoned' };
+
+/** Where an attempt's result goes: the router's per-request state, or a promise. */
+export interface AttemptSink {
+  attemptDone(result: AttemptResult, node: UpstreamNode): void;
+  /** Recording the attempt threw (a bug): the request must still be answered. */
+  attemptFailed(err: unknown): void;
+}
+
+/** See startAttempt: how near the budget's end an attempt deadline counts as the budget's. */
+const BUDGET_SLACK_MS = 5;
 
 const ABANDONED: AttemptResult = { kind: 'abandoned' };
 
@@ -92,11 +108,66 @@ function applyVerdict(
   }
 }
 
+/** One attempt in flight: what its response callback needs, as one object, not a closure. */
+class InFlight {
+  constructor(
+    readonly node: UpstreamNode,
+    readonly classify: AnswerClassifier,
+    readonly sentAt: number,
+    readonly budgetBound: boolean,
+    readonly ctx: AttemptContext,
+    readonly sink: AttemptSink,
+  ) {}
+}
+
+function onResponse(response: AttemptResponse, flight: InFlight): void {
+  const node = flight.node;
+  if (response.kind === 'stream') response.stream.onFinish(() => node.permits.release());
+  else node.permits.release();
+  let result: AttemptResult;
+  try {
+    result = recordAttempt(
+      node,
+      response,
+      flight.classify,
+      flight.sentAt,
+      flight.budgetBound,
+      flight.ctx,
+    );
+  } catch (err) {
+    flight.sink.attemptFailed(err);
+    return;
+  }
+  flight.sink.attemptDone(result, node);
+}
+
 /**
  * Sends one attempt on a node the caller has admitted (permit held, token taken, credits
- * booked), then applies its consequences: the metric, the penalty or the latency sample.
- * Releases the permit on every path — for a streamed answer, when the stream is over.
+ * booked), then applies its consequences — the metric, the penalty or the latency sample —
+ * and hands the result to `sink`. `sentAt` is the caller's latest clock reading. Releases the
+ * permit on every path; for a streamed answer, when the stream is over.
  */
+export function startAttempt(
+  node: UpstreamNode,
+  body: Buffer,
+  classify: AnswerClassifier,
+  headers: ForwardHeaders,
+  deadline: number,
+  sentAt: number,
+  ctx: AttemptContext,
+  allowStream: boolean,
+  sink: AttemptSink,
+): void {
+  const remaining = deadline - sentAt;
+  // Timers fire up to a millisecond early or late: an attempt whose own deadline lands within
+  // a few ms of the budget's end counts as cut off by the budget, not as the node's fault.
+  const budgetBound = remaining < ctx.attemptTimeoutMs + BUDGET_SLACK_MS;
+  const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
+  const flight = new InFlight(node, classify, sentAt, budgetBound, ctx, sink);
+  node.transport.send(body, timeout, headers, allowStream, onResponse, flight);
+}
+
+/** startAttempt as a promise, for callers off the single-request hot path (batches). */
 export function sendAttempt(
   node: UpstreamNode,
   body: Buffer,
@@ -106,20 +177,9 @@ export function sendAttempt(
   ctx: AttemptContext,
   allowStream: boolean,
 ): Promise<AttemptResult> {
-  const sentAt = ctx.clock.now();
-  const remaining = deadline - sentAt;
-  const budgetBound = remaining < ctx.attemptTimeoutMs;
-  const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
   return new Promise((resolve, reject) => {
-    node.transport.send(body, timeout, headers, allowStream, (response) => {
-      if (response.kind === 'stream') response.stream.onFinish(() => node.permits.release());
-      else node.permits.release();
-      try {
-        resolve(recordAttempt(node, response, classify, sentAt, budgetBound, ctx));
-      } catch (err) {
-        reject(err instanceof Error ? err : new Error(String(err)));
-      }
-    });
+    const sink: AttemptSink = { attemptDone: resolve, attemptFailed: reject };
+    startAttempt(node, body, classify, headers, deadline, ctx.clock.now(), ctx, allowStream, sink);
   });
 }
 
@@ -143,5 +203,5 @@ function recordAttempt(
   const verdict = verdictOf(response, classify);
   node.metrics.attempt(verdict.outcome, (now - sentAt) / 1000);
   applyVerdict(node, response, verdict, now - sentAt, now, ctx.events);
-  return { kind: 'done', verdict, response };
+  return { kind: 'done', verdict, response, endedAt: now };
 }

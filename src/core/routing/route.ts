@@ -14,10 +14,16 @@ import { UNPRICED } from '../config/types.js';
 import { priceOf } from '../config/price-list.js';
 import { SkipReason, type ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
-import type { UpstreamNode } from '../node/upstream-node.js';
+import { UpstreamNode } from '../node/upstream-node.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
-import { classifySingle, sendAttempt, type AttemptContext, type AttemptResult } from './attempt.js';
+import {
+  classifySingle,
+  startAttempt,
+  type AttemptContext,
+  type AttemptResult,
+  type AttemptSink,
+} from './attempt.js';
 import type { RoutingTable } from './routing-table.js';
 
 /** What routing needs from the server. */
@@ -43,8 +49,19 @@ export type RouteResult =
     }
   | { readonly kind: 'exhausted' | 'timeout'; readonly attempts: number; readonly credits: number };
 
-/** Per-request routing state; one small object instead of closures. */
-class RequestRouting {
+/** Who hears how a routed request ended (the proxy's request object, no closure). */
+export interface RouteListener {
+  routed(result: RouteResult): void;
+  /** Routing threw (a bug): the listener still answers the client. */
+  failed(err: unknown): void;
+}
+
+/**
+ * Per-request routing state; one small object instead of closures. It is also the sink of
+ * its attempts, so the common request — one attempt, answered — runs as plain callbacks
+ * from the upstream's answer to the client's, with no promise in between.
+ */
+class RequestRouting implements AttemptSink {
   readonly tried: UpstreamNode[] = [];
   failOpen = false;
   attempts = 0;
@@ -58,15 +75,21 @@ class RequestRouting {
   cursor = 0;
   /** When the round started (penalty checks use one reading per round). */
   roundStart = 0;
+  /** The latest clock reading: round start, or the end of the last attempt. */
+  now = 0;
   /** The node set the round walked (changes identity only on reload). */
   roundNodes: readonly UpstreamNode[] = [];
   /** The price booked by the last admitted node. */
   cost = 0;
+  /** The attempt in flight came from waiting on a saturated node: a new round follows it. */
+  afterWait = false;
 
   constructor(
     readonly request: RpcRequest,
     readonly headers: ForwardHeaders,
     readonly deadline: number,
+    readonly ctx: RouteContext,
+    readonly listener: RouteListener,
   ) {}
 
   startRound(table: RoutingTable, now: number): void {
@@ -77,6 +100,36 @@ class RequestRouting {
     this.roundNodes = table.all;
     this.cursor = 0;
     this.roundStart = now;
+    this.now = now;
+  }
+
+  attemptDone(result: AttemptResult, node: UpstreamNode): void {
+    let answer: RouteResult | undefined;
+    try {
+      answer = served(result, node, this);
+      if (answer === undefined) {
+        if (result.kind === 'done') this.now = result.endedAt;
+        if (this.afterWait) {
+          this.afterWait = false;
+          nextRound(this);
+        } else {
+          walk(this);
+        }
+        return;
+      }
+    } catch (err) {
+      this.listener.failed(err);
+      return;
+    }
+    this.listener.routed(answer);
+  }
+
+  attemptFailed(err: unknown): void {
+    this.listener.failed(err);
+  }
+
+  timeout(): RouteResult {
+    return { kind: 'timeout', attempts: this.attempts, credits: this.credits };
   }
 }
 
@@ -98,10 +151,9 @@ function admissibleCost(node: UpstreamNode, state: RequestRouting): number {
 
 /**
  * Continues the round's walk to the next node that admits the request (permit held, token
- * taken, `state.cost` set), or undefined when the round is over. Synchronous: the common
- * request costs one walk step and no extra promise.
+ * taken, `state.cost` set), or undefined when the round is over.
  */
-function admitNext(state: RequestRouting, ctx: RouteContext): UpstreamNode | undefined {
+function admitNext(state: RequestRouting): UpstreamNode | undefined {
   const ranked = state.ranked;
   while (state.cursor < ranked.length) {
     const node = ranked[state.cursor++]!;
@@ -118,7 +170,7 @@ function admitNext(state: RequestRouting, ctx: RouteContext): UpstreamNode | und
       state.firstSaturated ??= node;
       continue;
     }
-    const wait = node.takeToken(ctx.clock.now());
+    const wait = node.takeToken(state.now);
     if (wait > 0) {
       node.permits.release();
       node.metrics.skip(SkipReason.rateLimit);
@@ -131,33 +183,28 @@ function admitNext(state: RequestRouting, ctx: RouteContext): UpstreamNode | und
   return undefined;
 }
 
-type Served = RouteResult | undefined;
-
-/** Books the admitted node's price and sends; the caller awaits the attempt. */
-function dial(
-  node: UpstreamNode,
-  state: RequestRouting,
-  ctx: RouteContext,
-): Promise<AttemptResult> {
+/** Books the admitted node's price and sends; the result comes back to `state.attemptDone`. */
+function dial(node: UpstreamNode, state: RequestRouting): void {
   node.usage.add(state.cost);
   state.credits += state.cost;
   state.attempts++;
   state.tried.push(node);
-  return sendAttempt(
+  startAttempt(
     node,
     state.request.body,
     classifySingle,
     state.headers,
     state.deadline,
-    ctx,
+    state.now,
+    state.ctx,
     true,
+    state,
   );
 }
 
 /** What an attempt means for the request: its answer, a timeout, or undefined (go on). */
 function served(result: AttemptResult, node: UpstreamNode, state: RequestRouting): Served {
-  if (result.kind === 'abandoned')
-    return { kind: 'timeout', attempts: state.attempts, credits: state.credits };
+  if (result.kind === 'abandoned') return state.timeout();
   const response = result.response;
   if (result.verdict.kind === 'retry') return undefined;
   if (response.kind !== 'answer' && response.kind !== 'stream') return undefined;
@@ -172,6 +219,52 @@ function served(result: AttemptResult, node: UpstreamNode, state: RequestRouting
   };
 }
 
+type Served = RouteResult | undefined;
+
+/** Dials the round's next admissible node, or ends the round when none is left. */
+function walk(state: RequestRouting): void {
+  const node = admitNext(state);
+  if (node !== undefined) {
+    dial(node, state);
+    return;
+  }
+  endRound(state, state.ctx).then(
+    (next) => afterRound(state, next),
+    (err: unknown) => state.listener.failed(err),
+  );
+}
+
+/** Starts a round on the current table, unless the budget is spent. */
+function nextRound(state: RequestRouting): void {
+  const ctx = state.ctx;
+  const now = ctx.clock.now();
+  if (now >= state.deadline) {
+    state.listener.routed(state.timeout());
+    return;
+  }
+  state.startRound(ctx.table(), now);
+  walk(state);
+}
+
+function afterRound(state: RequestRouting, next: RoundEnd): void {
+  if (next === 'again') {
+    try {
+      nextRound(state);
+    } catch (err) {
+      state.listener.failed(err);
+    }
+  } else if (next instanceof UpstreamNode) {
+    state.afterWait = true;
+    try {
+      dial(next, state);
+    } catch (err) {
+      state.listener.failed(err);
+    }
+  } else {
+    state.listener.routed(next);
+  }
+}
+
 async function parkUntil(ms: number, ctx: RouteContext): Promise<void> {
   ctx.metrics.sleepQueue(1);
   try {
@@ -181,12 +274,15 @@ async function parkUntil(ms: number, ctx: RouteContext): Promise<void> {
   }
 }
 
-/** Waits for a permit on the first saturated node, then tries to send there. */
+/**
+ * Waits for a permit on the first saturated node and takes a token there: the node, admitted
+ * (to dial), or what to do instead.
+ */
 async function waitForPermit(
   node: UpstreamNode,
   state: RequestRouting,
   ctx: RouteContext,
-): Promise<Served> {
+): Promise<RoundEnd> {
   ctx.metrics.sleepQueue(1);
   let granted: boolean;
   try {
@@ -194,31 +290,35 @@ async function waitForPermit(
   } finally {
     ctx.metrics.sleepQueue(-1);
   }
-  if (!granted) return { kind: 'timeout', attempts: state.attempts, credits: state.credits };
+  if (!granted) return state.timeout();
   const cost = admissibleCost(node, state);
   if (cost < 0) {
     node.permits.release();
-    return undefined;
+    return 'again';
   }
-  const wait = node.takeToken(ctx.clock.now());
+  state.now = ctx.clock.now();
+  const wait = node.takeToken(state.now);
   if (wait > 0) {
     node.permits.release();
     node.metrics.skip(SkipReason.rateLimit);
     await parkUntil(Math.min(wait, Math.max(0, state.deadline - ctx.clock.now())), ctx);
-    return undefined;
+    return 'again';
   }
   state.cost = cost;
-  return served(await dial(node, state, ctx), node, state);
+  return node;
 }
 
+/** How a round that served nothing ends: an answer, a new round, or a node to dial now. */
+type RoundEnd = RouteResult | 'again' | UpstreamNode;
+
 /** After a round that served nothing: wait, fail open, walk again, or give up. */
-async function endRound(state: RequestRouting, ctx: RouteContext): Promise<RouteResult | 'again'> {
+async function endRound(state: RequestRouting, ctx: RouteContext): Promise<RoundEnd> {
   const remaining = state.deadline - ctx.clock.now();
-  if (remaining <= 0) return { kind: 'timeout', attempts: state.attempts, credits: state.credits };
+  if (remaining <= 0) return state.timeout();
   if (state.minWait !== Infinity) {
     await parkUntil(Math.min(state.minWait, remaining), ctx);
   } else if (state.firstSaturated) {
-    return (await waitForPermit(state.firstSaturated, state, ctx)) ?? 'again';
+    return waitForPermit(state.firstSaturated, state, ctx);
   } else if (state.sawPenalized && !state.failOpen) {
     state.failOpen = true;
   } else if (ctx.table().all === state.roundNodes) {
@@ -228,24 +328,18 @@ async function endRound(state: RequestRouting, ctx: RouteContext): Promise<Route
   return 'again';
 }
 
-/** Routes one parsed request to an answer, or says why none came. */
-export async function route(
+/**
+ * Routes one parsed request; `listener` hears the answer, or why none came. Exceptions from
+ * routing reach `listener.failed`, never the caller's caller.
+ */
+export function route(
   request: RpcRequest,
   headers: ForwardHeaders,
   ctx: RouteContext,
-): Promise<RouteResult> {
-  const state = new RequestRouting(request, headers, ctx.clock.now() + ctx.budgetMs);
-  for (;;) {
-    const now = ctx.clock.now();
-    if (now >= state.deadline)
-      return { kind: 'timeout', attempts: state.attempts, credits: state.credits };
-    state.startRound(ctx.table(), now);
-    let node: UpstreamNode | undefined;
-    while ((node = admitNext(state, ctx)) !== undefined) {
-      const answer = served(await dial(node, state, ctx), node, state);
-      if (answer) return answer;
-    }
-    const next = await endRound(state, ctx);
-    if (next !== 'again') return next;
-  }
+  listener: RouteListener,
+): void {
+  const now = ctx.clock.now();
+  const state = new RequestRouting(request, headers, now + ctx.budgetMs, ctx, listener);
+  state.startRound(ctx.table(), now);
+  walk(state);
 }
