@@ -15,6 +15,7 @@
  * parsing them would cost more than the whole proxy hop.
  */
 import { AttemptOutcome } from '../metrics.js';
+import { JsonShape, jsonShape } from './json-shape.js';
 
 /** What to do with one attempt's result. */
 export interface Verdict {
@@ -78,6 +79,11 @@ function errorOf(value: unknown): ErrorScan {
  * the request was a batch; its elements' errors belong to their own elements.
  */
 function scanBody(body: Buffer, batch: boolean): ErrorScan {
+  // The byte scan settles nearly every answer; only a top-level `error` needs the parse.
+  const shape = jsonShape(body);
+  if (shape === JsonShape.object) return 'none';
+  if (shape === JsonShape.array) return batch ? 'none' : 'invalid';
+  if (shape !== JsonShape.unsure) return 'invalid';
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
