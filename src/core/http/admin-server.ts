@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import type { QuotaRow } from '../quota/quota-report.js';
 import { listen } from './listen.js';
-import { readBody } from './read-body.js';
+import { CallbackBodyReader, readBody } from './read-body.js';
 import { sendJson, sendStatus } from './respond.js';
 
 /** What the admin routes act on. */
@@ -73,25 +73,28 @@ function handle(
   }
   if (path !== '/admin/quota/reset') return sendStatus(res, 404, 'Not Found');
   if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');
-  readBody(req, MAX_ADMIN_BODY, (_req, body) => {
-    if (!body) return sendJson(res, 413, { error: 'body too large' });
-    let names: string[] | string;
-    try {
-      names = parseResetBody(body, handlers.nodeNames());
-    } catch (err) {
-      logger.error({ err }, 'admin request failed');
-      return sendJson(res, 500, { error: 'internal error' });
-    }
-    if (typeof names === 'string') return sendJson(res, 400, { error: names });
-    handlers.reset(names).then(
-      (nodes) => {
-        logger.info({ nodes: names }, 'quota reset through the admin listener');
-        sendJson(res, 200, { source: 'server', reset: names, nodes });
-      },
-      (err: unknown) =>
-        sendJson(res, 500, { error: `reset applied but not saved: ${(err as Error).message}` }),
-    );
-  });
+  readBody(
+    req,
+    new CallbackBodyReader(MAX_ADMIN_BODY, (body) => {
+      if (!body) return sendJson(res, 413, { error: 'body too large' });
+      let names: string[] | string;
+      try {
+        names = parseResetBody(body, handlers.nodeNames());
+      } catch (err) {
+        logger.error({ err }, 'admin request failed');
+        return sendJson(res, 500, { error: 'internal error' });
+      }
+      if (typeof names === 'string') return sendJson(res, 400, { error: names });
+      handlers.reset(names).then(
+        (nodes) => {
+          logger.info({ nodes: names }, 'quota reset through the admin listener');
+          sendJson(res, 200, { source: 'server', reset: names, nodes });
+        },
+        (err: unknown) =>
+          sendJson(res, 500, { error: `reset applied but not saved: ${(err as Error).message}` }),
+      );
+    }),
+  );
 }
 
 /** A running admin listener. */

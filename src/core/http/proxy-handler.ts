@@ -19,7 +19,7 @@ import {
   type RouteListener,
   type RouteResult,
 } from '../routing/route.js';
-import { BodyRequest, readBody } from './read-body.js';
+import { BodyReader, readBody } from './read-body.js';
 import { sendBytes, sendRpcError } from './respond.js';
 
 /** Client headers passed on to upstreams: tracing ids and client identification only. */
@@ -120,13 +120,8 @@ function reject(
 }
 
 /** Parses the body and routes it; the answer comes back to `req.routed` (or a batch's promise). */
-function proxyRequest(
-  req: ProxyRequest,
-  body: Buffer,
-  res: ServerResponse,
-  ctx: ProxyHandlerContext,
-): void {
-  const startedAt = req.startedAt;
+function proxyRequest(exchange: Exchange, body: Buffer): void {
+  const { req, res, ctx, startedAt } = exchange;
   const parsed = parseRequest(body, ctx.registry);
   if (!parsed.ok) {
     const empty = parsed.problem === 'empty_batch';
@@ -140,19 +135,19 @@ function proxyRequest(
   }
   const batch = parsed.request.batch;
   if (batch !== undefined) {
-    proxyBatch(batch, req, res, ctx, startedAt).catch((err: unknown) => req.failed(err));
+    proxyBatch(batch, req, res, ctx, startedAt).catch((err: unknown) => exchange.failed(err));
     return;
   }
-  req.rpc = parsed.request;
-  route(parsed.request, forwardHeaders(req), ctx.route, req);
+  exchange.rpc = parsed.request;
+  route(parsed.request, forwardHeaders(req), ctx.route, exchange);
 }
 
 /** Answers a routed single request and records it. */
-function answerRouted(req: ProxyRequest, result: RouteResult): void {
-  const ctx = req.proxyCtx!;
-  const request = req.rpc!;
-  const outcome = respondRouted(req.proxyRes!, request, result);
-  const seconds = finish(ctx, req.startedAt, outcome);
+function answerRouted(exchange: Exchange, result: RouteResult): void {
+  const ctx = exchange.ctx;
+  const request = exchange.rpc!;
+  const outcome = respondRouted(exchange.res, request, result);
+  const seconds = finish(ctx, exchange.startedAt, outcome);
   if (ctx.accessLog) {
     const answered = result.kind === 'answer';
     const fields = {
@@ -164,12 +159,6 @@ function answerRouted(req: ProxyRequest, result: RouteResult): void {
     };
     logAccess(ctx, fields, outcome, seconds);
   }
-}
-
-/** The last resort when handling a request threw: log it and answer 500 if nothing was sent. */
-function internalError(req: ProxyRequest, err: unknown): void {
-  req.proxyCtx!.logger.error({ err }, 'request failed unexpectedly');
-  sendRpcError(req.proxyRes!, 500, -32603, 'Internal error', 'null');
 }
 
 async function proxyBatch(
@@ -214,60 +203,65 @@ async function proxyBatch(
 }
 
 /**
- * The request class of the proxy's server: what the body callback needs rides on the request,
- * so the shared module-level callback below serves every request without a closure.
+ * One proxied request: reads its body, hears how routing ended, answers. One object per
+ * request carries what the callbacks need, so none of them is a closure.
  */
-export class ProxyRequest extends BodyRequest implements RouteListener {
-  proxyRes: ServerResponse | undefined = undefined;
-  proxyCtx: ProxyHandlerContext | undefined = undefined;
-  startedAt = 0;
+class Exchange extends BodyReader implements RouteListener {
   /** The parsed single request being routed. */
   rpc: RpcRequest | undefined = undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly ctx: ProxyHandlerContext,
+    readonly startedAt: number,
+  ) {
+    super(ctx.maxBodyBytes);
+  }
+
+  protected bodyRead(body: Buffer | undefined): void {
+    if (body === undefined) return this.#tooLarge();
+    try {
+      proxyRequest(this, body);
+    } catch (err) {
+      this.failed(err);
+    }
+  }
 
   routed(result: RouteResult): void {
     try {
       answerRouted(this, result);
     } catch (err) {
-      internalError(this, err);
+      this.failed(err);
     }
   }
 
+  /** The last resort when handling a request threw: log it, answer 500 if nothing was sent. */
   failed(err: unknown): void {
-    internalError(this, err);
+    this.ctx.logger.error({ err }, 'request failed unexpectedly');
+    sendRpcError(this.res, 500, -32603, 'Internal error', 'null');
   }
-}
 
-function onBody(req: ProxyRequest, body: Buffer | undefined): void {
-  const res = req.proxyRes!;
-  const ctx = req.proxyCtx!;
-  if (body === undefined) {
+  #tooLarge(): void {
+    const { req, res, ctx } = this;
     // The rest of an oversized body is never read: close the connection after answering.
     res.setHeader('connection', 'close');
     res.once('finish', () => req.destroy());
     const message = `Request body exceeds the ${ctx.maxBodyBytes}-byte limit (server.max_body_bytes)`;
-    reject(res, ctx, req.startedAt, {
+    reject(res, ctx, this.startedAt, {
       status: 413,
       code: RPC_ERROR.invalidRequest,
       message,
       idJson: 'null',
     });
-    return;
-  }
-  try {
-    proxyRequest(req, body, res, ctx);
-  } catch (err) {
-    internalError(req, err);
   }
 }
 
 /** Handles POST / and POST /send-request: read → parse → route → respond → record. */
 export function handleProxy(
-  req: ProxyRequest,
+  req: IncomingMessage,
   res: ServerResponse,
   ctx: ProxyHandlerContext,
 ): void {
-  req.startedAt = ctx.clock.now();
-  req.proxyRes = res;
-  req.proxyCtx = ctx;
-  readBody(req, ctx.maxBodyBytes, onBody);
+  readBody(req, new Exchange(req, res, ctx, ctx.clock.now()));
 }

@@ -1,73 +1,80 @@
-import { IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 /**
- * Called once with the whole body, or with `undefined` when it exceeded the cap. A client
- * that leaves mid-body never gets a call: nothing was taken for it, so nothing is owed.
+ * Collects one request body. Subclasses say what happens with it; the listeners reading it
+ * are shared module-level functions that find their reader through the request, so reading
+ * a body costs no closure.
  */
-export type BodyCallback<R extends IncomingMessage> = (req: R, body: Buffer | undefined) => void;
+export abstract class BodyReader {
+  chunks: Buffer[] | undefined = [];
+  size = 0;
+  #done = false;
 
-/**
- * The request class the proxy's server creates (createServer's `IncomingMessage` option):
- * the body reader's state lives in fields of a fixed shape, so its listeners are shared
- * module-level functions instead of closures made for every request.
- */
-export class BodyRequest extends IncomingMessage {
-  bodyChunks: Buffer[] | undefined = undefined;
-  bodySize = 0;
-  bodyLimit = 0;
-  bodyDone: BodyCallback<never> | undefined = undefined;
+  constructor(readonly limit: number) {}
+
+  /**
+   * Called once with the whole body, or with `undefined` when it exceeded the cap. A client
+   * that leaves mid-body never gets a call: nothing was taken for it, so nothing is owed.
+   */
+  protected abstract bodyRead(body: Buffer | undefined): void;
+
+  /** Settles the read once; later data and end events are ignored. */
+  settle(body: Buffer | undefined): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.chunks = undefined;
+    this.bodyRead(body);
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
 }
 
-/** The reader's view of a request (a BodyRequest, or a plain one given the same fields). */
-type Reading = IncomingMessage &
-  Pick<BodyRequest, 'bodyChunks' | 'bodySize' | 'bodyLimit'> & {
-    bodyDone: BodyCallback<Reading> | undefined;
-  };
+/** A request being read: its reader rides on it (one property, set before any data event). */
+type Reading = IncomingMessage & { bodyReader: BodyReader };
 
 function onData(this: Reading, chunk: Buffer): void {
-  const done = this.bodyDone;
-  if (done === undefined) return;
-  const size = this.bodySize + chunk.length;
-  this.bodySize = size;
-  if (size > this.bodyLimit) {
-    this.bodyDone = undefined;
-    this.bodyChunks = undefined;
-    done(this, undefined);
-    return;
-  }
-  this.bodyChunks!.push(chunk);
+  const reader = this.bodyReader;
+  if (reader.done) return;
+  reader.size += chunk.length;
+  if (reader.size > reader.limit) reader.settle(undefined);
+  else reader.chunks!.push(chunk);
 }
 
 function onEnd(this: Reading): void {
-  const done = this.bodyDone;
-  if (done === undefined) return;
-  this.bodyDone = undefined;
-  const chunks = this.bodyChunks!;
-  this.bodyChunks = undefined;
-  done(this, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.bodySize));
+  const reader = this.bodyReader;
+  const chunks = reader.chunks;
+  if (reader.done || chunks === undefined) return;
+  reader.settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, reader.size));
 }
 
 /**
- * Reads a request body into one Buffer, refusing anything over `maxBytes` as early as
- * possible (from Content-Length before reading, else as the bytes arrive) so a hostile
- * client cannot make the server buffer more than the cap. Callback-based: no promise and
- * no closure per request on the hot path.
+ * Reads a request body into one Buffer, refusing anything over the reader's limit as early as
+ * possible (from Content-Length before reading, else as the bytes arrive) so a hostile client
+ * cannot make the server buffer more than the cap.
  */
-export function readBody<R extends IncomingMessage>(
-  req: R,
-  maxBytes: number,
-  done: BodyCallback<R>,
-): void {
+export function readBody(req: IncomingMessage, reader: BodyReader): void {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > maxBytes) {
-    done(req, undefined);
+  if (declared !== undefined && Number(declared) > reader.limit) {
+    reader.settle(undefined);
     return;
   }
-  const reading = req as unknown as Reading;
-  reading.bodyChunks = [];
-  reading.bodySize = 0;
-  reading.bodyLimit = maxBytes;
-  reading.bodyDone = done as unknown as BodyCallback<Reading>;
+  (req as Reading).bodyReader = reader;
   req.on('data', onData);
   req.on('end', onEnd);
+}
+
+/** A reader that hands the body to a callback (for routes off the hot path). */
+export class CallbackBodyReader extends BodyReader {
+  constructor(
+    limit: number,
+    private readonly callback: (body: Buffer | undefined) => void,
+  ) {
+    super(limit);
+  }
+
+  protected bodyRead(body: Buffer | undefined): void {
+    this.callback(body);
+  }
 }

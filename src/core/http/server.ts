@@ -10,7 +10,7 @@ import type { RouteEvents } from '../routing/attempt.js';
 import { Topology, type TopologyDiff, type UsageProvider } from '../routing/topology.js';
 import { healthReport, type HealthReport } from './health.js';
 import { listen } from './listen.js';
-import { handleProxy, ProxyRequest, type ProxyHandlerContext } from './proxy-handler.js';
+import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
 import { sendBytes, sendJson, sendStatus } from './respond.js';
 
 const RANK_INTERVAL_MS = 1000;
@@ -49,7 +49,7 @@ export class ProxyServer {
   readonly metrics: ProxyMetrics;
   readonly #options: ProxyServerOptions;
   readonly #clock: Clock;
-  readonly #server: Server<typeof ProxyRequest>;
+  readonly #server: Server;
   #metricsServer: Server | undefined;
   readonly #handler: ProxyHandlerContext;
   #config: Config;
@@ -99,12 +99,7 @@ export class ProxyServer {
       counts: new Float64Array(REQUEST_OUTCOMES.length),
     };
     this.#server = createServer(
-      {
-        keepAliveTimeout: 5_000,
-        headersTimeout: 10_000,
-        requestTimeout: 30_000,
-        IncomingMessage: ProxyRequest,
-      },
+      { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
       (req, res) => this.#onRequest(req, res),
     );
   }
@@ -252,7 +247,7 @@ export class ProxyServer {
     }
   }
 
-  #onRequest(req: ProxyRequest, res: ServerResponse): void {
+  #onRequest(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
     if (path === '/send-request' || path === '/') {
       if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');

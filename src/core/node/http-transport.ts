@@ -7,6 +7,7 @@
  * instead of being buffered.
  */
 import { Pool, type Dispatcher } from 'undici';
+import { DeadlineQueue, Expiring } from './deadline-queue.js';
 import { isResultFirst } from './result-first.js';
 import { UpstreamStream, type UpstreamControl } from './upstream-stream.js';
 
@@ -18,6 +19,8 @@ export const STREAM_THRESHOLD = 64 * 1024;
 const KEEP_ALIVE_MS = 60_000;
 /** Sockets per pool when max_concurrent does not bound them. */
 const MAX_POOL_CONNECTIONS = 1024;
+/** Every attempt's deadline, in one queue with one timer. */
+const ATTEMPT_DEADLINES = new DeadlineQueue();
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'application/json',
 });
@@ -85,7 +88,7 @@ function describe(err: Error): string {
  * rather than the controller interface, which undici adapts to this one by wrapping every
  * handler and parsing every header into an object — about 1 µs per attempt we do not need.
  */
-class AttemptHandler<T> implements Dispatcher.DispatchHandler, UpstreamControl {
+class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, UpstreamControl {
   #abort: ((reason?: Error) => void) | undefined;
   #resume: (() => void) | undefined;
   #paused = false;
@@ -98,7 +101,6 @@ class AttemptHandler<T> implements Dispatcher.DispatchHandler, UpstreamControl {
   #stream: UpstreamStream | undefined;
   /** Whether the stream-or-buffer decision was taken (it is taken once). */
   #decided = false;
-  readonly #timer: NodeJS.Timeout;
 
   constructor(
     private readonly done: AttemptCallback<T>,
@@ -106,7 +108,8 @@ class AttemptHandler<T> implements Dispatcher.DispatchHandler, UpstreamControl {
     private readonly timeoutMs: number,
     private readonly allowStream: boolean,
   ) {
-    this.#timer = setTimeout(() => this.#expire(), timeoutMs);
+    super();
+    ATTEMPT_DEADLINES.add(this, timeoutMs);
   }
 
   onConnect(abort: (reason?: Error) => void): void {
@@ -196,7 +199,8 @@ class AttemptHandler<T> implements Dispatcher.DispatchHandler, UpstreamControl {
     });
   }
 
-  #expire(): void {
+  /** The attempt's deadline passed (called by the deadline queue). */
+  expire(): void {
     if (this.#settled) return;
     this.#timedOut = true;
     const reason = `no answer within ${this.timeoutMs} ms`;
@@ -212,7 +216,7 @@ class AttemptHandler<T> implements Dispatcher.DispatchHandler, UpstreamControl {
   #settle(response: AttemptResponse): void {
     if (this.#settled) return;
     this.#settled = true;
-    clearTimeout(this.#timer);
+    ATTEMPT_DEADLINES.remove(this);
     this.done(response, this.token);
   }
 }

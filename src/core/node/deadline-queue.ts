@@ -1,0 +1,88 @@
+/**
+ * Deadlines for in-flight attempts without a Node timer per attempt. Attempts arrive in
+ * roughly deadline order (start time + a fixed timeout), so they sit in a list sorted by
+ * deadline, inserted from the tail and unlinked in O(1) when they settle. One timer, armed
+ * for the earliest deadline and left armed when that attempt settles early, expires whatever
+ * is due when it fires. A Node timer per attempt would cost an allocation, a timer-list
+ * insertion and removal, and at low load a fresh list and libuv re-arm for every request.
+ */
+
+/** An item with a deadline; the list links live on the item itself (no node allocation). */
+export abstract class Expiring {
+  /** When the item expires, on the queue's clock (ms). */
+  deadline = 0;
+  prevDue: Expiring | undefined = undefined;
+  nextDue: Expiring | undefined = undefined;
+  queued = false;
+
+  /** Called once when the deadline passes while the item is still queued. */
+  abstract expire(): void;
+}
+
+export class DeadlineQueue {
+  #head: Expiring | undefined = undefined;
+  #tail: Expiring | undefined = undefined;
+  #timer: NodeJS.Timeout | undefined = undefined;
+  /** The deadline the timer is armed for (Infinity when it is not armed). */
+  #armedFor = Infinity;
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** Queues `item` to expire `timeoutMs` from now. */
+  add(item: Expiring, timeoutMs: number): void {
+    const deadline = this.now() + timeoutMs;
+    item.deadline = deadline;
+    item.queued = true;
+    let after = this.#tail;
+    while (after !== undefined && after.deadline > deadline) after = after.prevDue;
+    item.prevDue = after;
+    item.nextDue = after === undefined ? this.#head : after.nextDue;
+    if (item.nextDue === undefined) this.#tail = item;
+    else item.nextDue.prevDue = item;
+    if (after === undefined) this.#head = item;
+    else after.nextDue = item;
+    if (deadline < this.#armedFor) this.#arm(deadline);
+  }
+
+  /** Takes `item` off the queue (it settled); a no-op when it is not queued. */
+  remove(item: Expiring): void {
+    if (!item.queued) return;
+    item.queued = false;
+    const { prevDue, nextDue } = item;
+    if (prevDue === undefined) this.#head = nextDue;
+    else prevDue.nextDue = nextDue;
+    if (nextDue === undefined) this.#tail = prevDue;
+    else nextDue.prevDue = prevDue;
+    item.prevDue = undefined;
+    item.nextDue = undefined;
+  }
+
+  /** Items waiting (for tests and diagnostics; walks the list). */
+  get size(): number {
+    let count = 0;
+    for (let item = this.#head; item !== undefined; item = item.nextDue) count++;
+    return count;
+  }
+
+  #arm(deadline: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#armedFor = deadline;
+    // Whole milliseconds, rounded up: firing early only costs a re-arm, never an early expiry.
+    this.#timer = setTimeout(this.#fire, Math.max(1, Math.ceil(deadline - this.now())));
+    // In-flight attempts hold their sockets open; an idle queue must not keep the process up.
+    this.#timer.unref();
+  }
+
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+    const now = this.now();
+    let item = this.#head;
+    while (item !== undefined && item.deadline <= now) {
+      this.remove(item);
+      item.expire();
+      item = this.#head;
+    }
+    if (item !== undefined) this.#arm(item.deadline);
+  };
+}
