@@ -56,6 +56,7 @@ export class ProxyServer {
   #rankTimer: NodeJS.Timeout | undefined;
   #inFlight = 0;
   #drained: (() => void) | undefined;
+  #closing: Promise<void> | undefined;
   #allDown = false;
   readonly #down = new Set<string>();
   #port = 0;
@@ -191,8 +192,17 @@ export class ProxyServer {
     return this.topology.table.all.map((node) => node.config);
   }
 
-  /** Stops accepting, lets in-flight requests finish (up to `drainMs`), then closes. */
-  async close(drainMs = DRAIN_TIMEOUT_MS): Promise<void> {
+  /**
+   * Stops accepting, lets in-flight requests finish (up to `drainMs`), then closes. Requests
+   * still running after that lose their connections, and their upstream attempts are aborted
+   * rather than awaited. Calling it again returns the same promise.
+   */
+  close(drainMs = DRAIN_TIMEOUT_MS): Promise<void> {
+    this.#closing ??= this.#close(drainMs);
+    return this.#closing;
+  }
+
+  async #close(drainMs: number): Promise<void> {
     if (this.#rankTimer) clearInterval(this.#rankTimer);
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeIdleConnections();
@@ -205,6 +215,7 @@ export class ProxyServer {
         };
       });
     }
+    const cutOff = this.#inFlight > 0;
     this.#server.closeAllConnections();
     await closed;
     if (this.#metricsServer) {
@@ -212,7 +223,8 @@ export class ProxyServer {
       metricsServer.closeAllConnections();
       await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
     }
-    await this.topology.close();
+    // A graceful pool close would wait for attempts nobody is waiting for any more.
+    await (cutOff ? this.topology.destroy() : this.topology.close());
   }
 
   #tick(): void {

@@ -131,6 +131,11 @@ export class Topology {
     await Promise.all(this.#table.all.map((node) => node.transport.close()));
   }
 
+  /** Closes every node's connections now, aborting attempts in flight. */
+  async destroy(): Promise<void> {
+    await Promise.all(this.#table.all.map((node) => node.transport.destroy()));
+  }
+
   #create(config: NodeConfig, now: number): UpstreamNode {
     const node = new UpstreamNode(
       config,

@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** Resolves once `check` holds, polling on the event loop (no wall-clock assertion). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+describe('graceful shutdown', () => {
+  it('lets a request in flight finish before closing, and accepts no new ones', async () => {
+    harness = await startHarness([{ name: 'slow', mock: { delayMs: 300 } }]);
+    const { mocks, server, url } = harness;
+    const inFlight = harness.post(rpc('getSlot', 'late'));
+    await until(() => mocks.slow!.stats().inFlight === 1);
+
+    let closed = false;
+    const closing = server.close(5_000).then(() => {
+      closed = true;
+    });
+    // The listener stops accepting at once: a new connection is refused.
+    await expect(
+      fetch(url, { method: 'POST', body: JSON.stringify(rpc('getSlot')) }),
+    ).rejects.toThrow();
+    expect(closed).toBe(false);
+
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ id: 'late', result: expect.anything() });
+    await closing;
+    expect(closed).toBe(true);
+  });
+
+  it('closes the connections of requests still running when the drain time is up', async () => {
+    harness = await startHarness([{ name: 'stuck', mock: { fault: { kind: 'stall' } } }], {
+      server: { requestTimeoutMs: 60_000, attemptTimeoutMs: 60_000 },
+    });
+    const { mocks, server } = harness;
+    const inFlight = harness.post(rpc('getSlot')).then(
+      () => 'answered',
+      () => 'connection closed',
+    );
+    await until(() => mocks.stuck!.stats().inFlight === 1);
+    // Resolves although the upstream attempt would run for another minute: it is aborted.
+    await server.close(50);
+    expect(await inFlight).toBe('connection closed');
+    await until(() => mocks.stuck!.stats().inFlight === 0);
+  });
+});
