@@ -38,7 +38,7 @@ describe('graceful shutdown', () => {
 
   it('closes the connections of requests still running when the drain time is up', async () => {
     harness = await startHarness([{ name: 'stuck', mock: { fault: { kind: 'stall' } } }], {
-      server: { requestTimeoutMs: 60_000, attemptTimeoutMs: 60_000 },
+      server: { requestTimeoutMs: 60_000, attemptTimeoutMs: 59_000 },
     });
     const { mocks, server } = harness;
     const inFlight = harness.post(rpc('getSlot')).then(

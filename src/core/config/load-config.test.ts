@@ -112,6 +112,12 @@ describe('loadConfig: [server]', () => {
       'attempt_timeout_ms (1500) is longer than request_timeout_ms (1000)',
     ],
     [
+      'attempt_timeout_ms as long as the request budget',
+      { attempt_timeout_ms: 1000 },
+      'server.attempt_timeout_ms',
+      'attempt_timeout_ms (1000) is as long as request_timeout_ms (1000)',
+    ],
+    [
       'request_timeout_ms 5',
       { request_timeout_ms: 5 },
       'server.request_timeout_ms',

@@ -106,12 +106,14 @@ export function readServerSection(
   r.rejectUnknown(SERVER_KEYS);
   const budget = requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const attempt = attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
-  if (attempt > budget) {
+  if (attempt >= budget) {
+    // An attempt as long as the whole budget always ends with the request: the node that
+    // hung would never be penalized and would be dialed first again and again.
     problems.error(
       file,
       attemptTimeoutMs === undefined ? 'server.request_timeout_ms' : 'server.attempt_timeout_ms',
-      `attempt_timeout_ms (${attempt}) is longer than request_timeout_ms (${budget}), so an attempt could never time out on its own`,
-      'keep attempt_timeout_ms at most request_timeout_ms (half of it leaves room for one retry)',
+      `attempt_timeout_ms (${attempt}) is ${attempt === budget ? 'as long as' : 'longer than'} request_timeout_ms (${budget}), so an attempt could never time out on its own`,
+      'keep attempt_timeout_ms below request_timeout_ms (half of it leaves room for one retry)',
     );
   }
   if (host !== undefined && host.trim() === '') {

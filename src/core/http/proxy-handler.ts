@@ -232,6 +232,10 @@ class Exchange extends BodyReader implements RouteListener {
     try {
       answerRouted(this, result);
     } catch (err) {
+      // A stream that was never piped would hold its permit and buffer the upstream forever.
+      if (result.kind === 'answer' && result.body instanceof UpstreamStream) {
+        result.body.abort(new Error('answer could not be relayed'));
+      }
       this.failed(err);
     }
   }

@@ -46,8 +46,8 @@ export interface AttemptSink {
   attemptFailed(err: unknown): void;
 }
 
-/** See startAttempt: how near the budget's end an attempt deadline counts as the budget's. */
-const BUDGET_SLACK_MS = 5;
+/** Timers may fire up to a millisecond before the deadline they were set for. */
+const TIMER_EARLY_MS = 1;
 
 const ABANDONED: AttemptResult = { kind: 'abandoned' };
 
@@ -115,6 +115,7 @@ class InFlight {
     readonly classify: AnswerClassifier,
     readonly sentAt: number,
     readonly budgetBound: boolean,
+    readonly deadline: number,
     readonly ctx: AttemptContext,
     readonly sink: AttemptSink,
   ) {}
@@ -126,14 +127,7 @@ function onResponse(response: AttemptResponse, flight: InFlight): void {
   else node.permits.release();
   let result: AttemptResult;
   try {
-    result = recordAttempt(
-      node,
-      response,
-      flight.classify,
-      flight.sentAt,
-      flight.budgetBound,
-      flight.ctx,
-    );
+    result = recordAttempt(node, response, flight);
   } catch (err) {
     flight.sink.attemptFailed(err);
     return;
@@ -159,11 +153,10 @@ export function startAttempt(
   sink: AttemptSink,
 ): void {
   const remaining = deadline - sentAt;
-  // Timers fire up to a millisecond early or late: an attempt whose own deadline lands within
-  // a few ms of the budget's end counts as cut off by the budget, not as the node's fault.
-  const budgetBound = remaining < ctx.attemptTimeoutMs + BUDGET_SLACK_MS;
+  // The budget, not the node, ends an attempt whose deadline it shortened.
+  const budgetBound = remaining < ctx.attemptTimeoutMs;
   const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
-  const flight = new InFlight(node, classify, sentAt, budgetBound, ctx, sink);
+  const flight = new InFlight(node, classify, sentAt, budgetBound, deadline, ctx, sink);
   node.transport.send(body, timeout, headers, allowStream, onResponse, flight);
 }
 
@@ -187,21 +180,22 @@ export function sendAttempt(
 function recordAttempt(
   node: UpstreamNode,
   response: AttemptResponse,
-  classify: AnswerClassifier,
-  sentAt: number,
-  budgetBound: boolean,
-  ctx: AttemptContext,
+  flight: InFlight,
 ): AttemptResult {
+  const ctx = flight.ctx;
+  const now = ctx.clock.now();
   if (
     (response.kind === 'transport_error' || response.kind === 'body_error') &&
     response.timedOut &&
-    budgetBound
+    // Cut off by the budget: its deadline was shortened to the budget's end, or its own
+    // deadline coincided with the end (a timer can fire a little early), so the request is
+    // over and the node was not given its full attempt time.
+    (flight.budgetBound || now >= flight.deadline - TIMER_EARLY_MS)
   ) {
     return ABANDONED;
   }
-  const now = ctx.clock.now();
-  const verdict = verdictOf(response, classify);
-  node.metrics.attempt(verdict.outcome, (now - sentAt) / 1000);
-  applyVerdict(node, response, verdict, now - sentAt, now, ctx.events);
+  const verdict = verdictOf(response, flight.classify);
+  node.metrics.attempt(verdict.outcome, (now - flight.sentAt) / 1000);
+  applyVerdict(node, response, verdict, now - flight.sentAt, now, ctx.events);
   return { kind: 'done', verdict, response, endedAt: now };
 }

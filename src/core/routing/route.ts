@@ -291,6 +291,11 @@ async function waitForPermit(
     ctx.metrics.sleepQueue(-1);
   }
   if (!granted) return state.timeout();
+  if (node.retired) {
+    // A reload removed the node while we waited: never book or dial its closed pool.
+    node.permits.release();
+    return 'again';
+  }
   const cost = admissibleCost(node, state);
   if (cost < 0) {
     node.permits.release();
