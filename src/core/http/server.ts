@@ -16,6 +16,8 @@ import { sendBytes, sendJson, sendStatus } from './respond.js';
 const RANK_INTERVAL_MS = 1000;
 /** How long shutdown waits for in-flight requests before closing their connections. */
 export const DRAIN_TIMEOUT_MS = 10_000;
+/** How often a draining server closes the connections whose answers are out. */
+const DRAIN_SWEEP_MS = 25;
 
 /** How to start a proxy server. */
 export interface ProxyServerOptions {
@@ -54,8 +56,6 @@ export class ProxyServer {
   readonly #handler: ProxyHandlerContext;
   #config: Config;
   #rankTimer: NodeJS.Timeout | undefined;
-  #inFlight = 0;
-  #drained: (() => void) | undefined;
   #closing: Promise<void> | undefined;
   #allDown = false;
   readonly #down = new Set<string>();
@@ -204,20 +204,31 @@ export class ProxyServer {
 
   async #close(drainMs: number): Promise<void> {
     if (this.#rankTimer) clearInterval(this.#rankTimer);
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    this.#server.closeIdleConnections();
-    if (this.#inFlight > 0 && drainMs > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, drainMs);
-        this.#drained = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+    const server = this.#server;
+    let closed = false;
+    const allClosed = new Promise<void>((resolve) =>
+      server.close(() => {
+        closed = true;
+        resolve();
+      }),
+    );
+    // Node closes only connections with no request in progress; one still answering becomes
+    // idle when its answer is out, so sweep until every connection is gone or time is up.
+    // (Tracking requests in flight instead would cost a listener on every response.)
+    server.closeIdleConnections();
+    if (drainMs > 0) {
+      const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        allClosed,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs))),
+      ]);
+      clearInterval(sweep);
+      clearTimeout(timer);
     }
-    const cutOff = this.#inFlight > 0;
-    this.#server.closeAllConnections();
-    await closed;
+    const cutOff = !closed;
+    server.closeAllConnections();
+    await allClosed;
     if (this.#metricsServer) {
       const metricsServer = this.#metricsServer;
       metricsServer.closeAllConnections();
@@ -263,7 +274,6 @@ export class ProxyServer {
     const path = pathOf(req.url);
     if (path === '/send-request' || path === '/') {
       if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');
-      this.#track(res);
       return handleProxy(req, res, this.#handler);
     }
     if (path === '/health') {
@@ -298,15 +308,4 @@ export class ProxyServer {
       },
     );
   }
-
-  #track(res: ServerResponse): void {
-    this.#inFlight++;
-    // One shared listener (a response closes once): no closure allocated per request.
-    res.on('close', this.#onResponseClose);
-  }
-
-  readonly #onResponseClose = (): void => {
-    this.#inFlight--;
-    if (this.#inFlight === 0) this.#drained?.();
-  };
 }
