@@ -150,7 +150,11 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
       kind: 'answer',
       status: this.#status,
       contentType: rawHeader(this.#headers, CONTENT_TYPE),
-      retryAfter: rawHeader(this.#headers, RETRY_AFTER),
+      // Only a 429 or 503 can ask for a pause (see retryAfterSeconds); skip the scan otherwise.
+      retryAfter:
+        this.#status === 429 || this.#status === 503
+          ? rawHeader(this.#headers, RETRY_AFTER)
+          : undefined,
       body: this.#body(),
     });
   }
