@@ -4,7 +4,7 @@
  * reset is not undone by the server's next flush) and stops two servers from sharing one
  * usage file. A lock whose process is gone (kill -9) is stale and ignored.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { StartupError } from '../errors.js';
 
 /** What the lock file says. */
@@ -44,19 +44,67 @@ export function readServerLock(quotasPath: string): ServerLock | undefined {
   return { pid: lock.pid, adminPort };
 }
 
-/** Claims `quotasPath` for this process; throws StartupError when a live server holds it. */
+function inUse(quotasPath: string, holder: ServerLock): StartupError {
+  return new StartupError(
+    `${quotasPath} is in use by another cascade server (pid ${holder.pid})`,
+    'two servers sharing one usage file would overwrite each other: stop the other one, or give this one its own quotas_path / --quotas',
+  );
+}
+
+/**
+ * Claims `quotasPath` for this process; throws StartupError when a live server holds it.
+ * The lock is written to a temporary file and hard-linked into place: the link fails when the
+ * lock already exists, so of two servers starting at the same instant exactly one wins, and
+ * the lock is never seen half-written. A stale lock (its process is gone) is moved aside
+ * first; only one process can move a given file, the other retries against the new lock.
+ */
 export function acquireServerLock(quotasPath: string, adminPort: number | null): void {
-  const holder = readServerLock(quotasPath);
-  if (holder) {
-    throw new StartupError(
-      `${quotasPath} is in use by another cascade server (pid ${holder.pid})`,
-      'two servers sharing one usage file would overwrite each other: stop the other one, or give this one its own quotas_path / --quotas',
-    );
-  }
   const path = lockPathOf(quotasPath);
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify({ pid: process.pid, adminPort }));
-  renameSync(temp, path);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        linkSync(temp, path);
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw err;
+      }
+      const holder = readServerLock(quotasPath);
+      if (holder) throw inUse(quotasPath, holder);
+      moveAsideStale(path);
+    }
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/** Moves a stale (or unreadable) lock out of the way; a no-op if another process already did. */
+function moveAsideStale(path: string): void {
+  const aside = `${path}.${process.pid}.stale`;
+  try {
+    renameSync(path, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  // Between our check and the move, another starting server may have replaced the stale lock
+  // with its own live one: if so, put it back.
+  let moved: Partial<ServerLock> | undefined;
+  try {
+    moved = JSON.parse(readFileSync(aside, 'utf8')) as Partial<ServerLock>;
+  } catch {
+    moved = undefined;
+  }
+  const pid = moved?.pid;
+  if (typeof pid === 'number' && pid !== process.pid && isAlive(pid)) {
+    try {
+      linkSync(aside, path);
+    } catch {
+      // A third process took the place meanwhile; its lock stands.
+    }
+  }
+  rmSync(aside, { force: true });
 }
 
 /** Removes this process's lock (no-op when another process owns it). */
