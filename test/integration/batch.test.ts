@@ -225,6 +225,46 @@ describe('JSON-RPC batches', () => {
     );
   });
 
+  it("keeps numbers beyond 2^53 and the client's spelling intact both ways", async () => {
+    // Lamport amounts and supplies exceed 2^53; a parse/re-serialise round trip would change them.
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push(Buffer.concat(chunks).toString());
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          '[{"jsonrpc":"2.0","id":1,"result":{"value":18446744073709551615}},' +
+            '{"jsonrpc":"2.0","result":{"total":576460752303423487,"ratio":1.50},"id":0}]',
+        );
+      });
+    });
+    extraServers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    harness = await startHarness([{ name: 'exact', tier: 0 }]);
+    harness.server.reload({
+      ...harness.server.config,
+      nodes: harness.server.nodes().map((n) => ({ ...n, url, redactedUrl: url })),
+    });
+    const body =
+      '[{"jsonrpc":"2.0","id":9007199254740993,"method":"getSupply","params":[{"minContextSlot":9007199254740995}]},\n' +
+      ' {"jsonrpc":"2.0","method":"getBalance","params":["x",{"minContextSlot":1.0}],"id":"b\\u0031"}]';
+    const response = await harness.post(body);
+    expect(response.status).toBe(200);
+    // Upstream: the client's bytes, only the ids rewritten to 0..n-1.
+    expect(seen).toEqual([
+      '[{"jsonrpc":"2.0","id":0,"method":"getSupply","params":[{"minContextSlot":9007199254740995}]},' +
+        '{"jsonrpc":"2.0","method":"getBalance","params":["x",{"minContextSlot":1.0}],"id":1}]',
+    ]);
+    // Client: the node's bytes, in request order, with the client's id text back.
+    expect(response.body).toBe(
+      '[{"jsonrpc":"2.0","result":{"total":576460752303423487,"ratio":1.50},"id":9007199254740993},' +
+        '{"jsonrpc":"2.0","id":"b\\u0031","result":{"value":18446744073709551615}}]',
+    );
+  });
+
   it('retries the whole sub-batch when the upstream answers a non-array', async () => {
     harness = await startHarness([
       { name: 'bad', tier: 0, mock: { fault: { kind: 'rpc_error', code: -32603 } } },

@@ -1,3 +1,4 @@
+import { arrayElementSpans, memberValueSpan, type Span } from './json-spans.js';
 import { scanMethod } from './method-scan.js';
 import type { MethodRegistry } from './method-registry.js';
 
@@ -10,6 +11,19 @@ export interface BatchElement {
   readonly idJson: string | undefined;
   /** The element itself (for re-serialising sub-batches). */
   readonly value: unknown;
+  /**
+   * Where the element's bytes sit in the client's body, and its `id` value among them (null:
+   * no id), so sub-batches are cut from the original bytes — numbers beyond 2^53 and the
+   * client's spelling survive. Absent when the scan could not tell (re-serialise instead).
+   */
+  readonly raw?: RawElement | undefined;
+}
+
+/** An element's place in the client's bytes. */
+export interface RawElement {
+  readonly source: Buffer;
+  readonly span: Span;
+  readonly idSpan: Span | null;
 }
 
 /**
@@ -56,13 +70,31 @@ function isSerialisable(value: unknown): boolean {
   }
 }
 
-function toElement(value: unknown, registry: MethodRegistry): BatchElement {
+function toElement(
+  value: unknown,
+  registry: MethodRegistry,
+  source: Buffer,
+  span: Span | undefined,
+): BatchElement {
   if (!isPlainObject(value)) return { method: undefined, methodId: -1, idJson: 'null', value };
   if (typeof value.method !== 'string' || !isSerialisable(value)) {
     return { method: undefined, methodId: -1, idJson: idJsonOf(value) ?? 'null', value };
   }
-  const idJson = idJsonOf(value);
-  return { method: value.method, methodId: registry.idOf(value.method), idJson, value };
+  const method = value.method;
+  const idSpan = span === undefined ? undefined : memberValueSpan(source, span, 'id');
+  if (span === undefined || idSpan === undefined) {
+    return { method, methodId: registry.idOf(method), idJson: idJsonOf(value), value };
+  }
+  // The id goes back to the client as the exact text it sent (when it is a scalar).
+  const scalarId = idSpan !== null && idJsonOf(value) !== 'null';
+  const idJson =
+    idSpan === null
+      ? undefined
+      : scalarId
+        ? source.toString('utf8', idSpan.start, idSpan.end)
+        : 'null';
+  const raw: RawElement = { source, span, idSpan };
+  return { method, methodId: registry.idOf(method), idJson, value, raw };
 }
 
 /**
@@ -85,7 +117,11 @@ export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResul
   }
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) return { ok: false, problem: 'empty_batch', idJson: 'null' };
-    const batch = parsed.map((value) => toElement(value, registry));
+    const spans = arrayElementSpans(body);
+    const aligned = spans !== undefined && spans.length === parsed.length;
+    const batch = parsed.map((value, i) =>
+      toElement(value, registry, body, aligned ? spans[i] : undefined),
+    );
     const first = batch[0]!;
     return {
       ok: true,

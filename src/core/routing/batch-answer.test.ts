@@ -48,9 +48,10 @@ describe('readSubBatchAnswer', () => {
       elements,
     );
     expect(verdict.kind).toBe('success');
+    // The node's own bytes, only the id swapped back.
     expect(elements.map((e) => e.answer)).toEqual([
-      '{"result":1,"id":"a"}',
-      '{"result":2,"id":"b"}',
+      '{"id":"a","result":1}',
+      '{"id":"b","result":2}',
     ]);
   });
 
@@ -80,7 +81,25 @@ describe('readSubBatchAnswer', () => {
       element: { ...element.element, idJson: '12345678901234567890' },
     };
     readSubBatchAnswer(200, body({ id: 0, result: 1 }), [withBigId]);
-    expect(withBigId.answer).toBe('{"result":1,"id":12345678901234567890}');
+    expect(withBigId.answer).toBe('{"id":12345678901234567890,"result":1}');
+  });
+
+  it("passes the node's answers through byte for byte: numbers beyond 2^53, spelling, order", () => {
+    const elements = [progress({ id: 'a', method: 'x' }), progress({ id: 'b', method: 'y' })];
+    const answer =
+      '[ {"jsonrpc":"2.0","result":{"value":18446744073709551615,"f":1.50},"id":0},\n' +
+      '  {"id" : 1 , "result":"caf\\u00e9"} ]';
+    expect(readSubBatchAnswer(200, Buffer.from(answer), elements).kind).toBe('success');
+    expect(elements.map((e) => e.answer)).toEqual([
+      '{"jsonrpc":"2.0","result":{"value":18446744073709551615,"f":1.50},"id":"a"}',
+      '{"id" : "b" , "result":"caf\\u00e9"}',
+    ]);
+  });
+
+  it('adds the client id to an answer that came without one', () => {
+    const element = progress({ id: 'q', method: 'x' });
+    readSubBatchAnswer(200, Buffer.from('{"jsonrpc":"2.0","result":7}'), [element]);
+    expect(JSON.parse(element.answer!)).toEqual({ jsonrpc: '2.0', result: 7, id: 'q' });
   });
 
   it('keeps client errors as final answers', () => {
@@ -94,7 +113,7 @@ describe('readSubBatchAnswer', () => {
       elements,
     );
     expect(verdict.kind).toBe('success');
-    expect(elements[0]!.answer).toBe('{"error":{"code":-32602,"message":"bad"},"id":1}');
+    expect(elements[0]!.answer).toBe('{"id":1,"error":{"code":-32602,"message":"bad"}}');
   });
 
   it('treats a non-array answer to a batch as invalid for every element', () => {
@@ -112,7 +131,7 @@ describe('readSubBatchAnswer', () => {
     const element = progress({ id: 'q', method: 'x' });
     expect(readSubBatchAnswer(502, Buffer.from('<html>'), [element]).kind).toBe('retry');
     expect(readSubBatchAnswer(200, body({ id: 0, result: 5 }), [element]).kind).toBe('success');
-    expect(element.answer).toBe('{"result":5,"id":"q"}');
+    expect(element.answer).toBe('{"id":"q","result":5}');
   });
 
   it('delivers a lone notification on any 2xx, even an empty body', () => {

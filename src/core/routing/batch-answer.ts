@@ -10,6 +10,12 @@
  * on another node while the rest of the sub-batch is done.
  */
 import { AttemptOutcome } from '../metrics.js';
+import {
+  arrayElementSpans,
+  memberValueSpan,
+  spliceSpan,
+  type Span,
+} from '../protocol/json-spans.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
 import { classifyAnswer, type Verdict } from './classify.js';
 
@@ -36,16 +42,58 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The element as it travels upstream: its own fields, id replaced by its index. */
-function upstreamJson(element: BatchElement, index: number): string {
-  if (element.idJson === undefined) return JSON.stringify(element.value);
-  return JSON.stringify({ ...(element.value as Record<string, unknown>), id: index });
+/**
+ * The element as it travels upstream: its own bytes with the id replaced by its index (a
+ * notification verbatim). Re-serialised only when its bytes could not be located.
+ */
+function upstreamBytes(element: BatchElement, index: number): Buffer {
+  const raw = element.raw;
+  if (raw !== undefined) {
+    if (raw.idSpan === null) return raw.source.subarray(raw.span.start, raw.span.end);
+    return spliceSpan(raw.source, raw.span, raw.idSpan, String(index));
+  }
+  if (element.idJson === undefined) return Buffer.from(JSON.stringify(element.value));
+  return Buffer.from(JSON.stringify({ ...(element.value as Record<string, unknown>), id: index }));
 }
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
 
 /** The upstream body for `elements` (a plain request for one, an array for several). */
 export function subBatchBody(elements: readonly ElementProgress[]): Buffer {
-  if (elements.length === 1) return Buffer.from(upstreamJson(elements[0]!.element, 0));
-  return Buffer.from(`[${elements.map((p, i) => upstreamJson(p.element, i)).join(',')}]`);
+  if (elements.length === 1) return upstreamBytes(elements[0]!.element, 0);
+  const parts: Buffer[] = [OPEN];
+  elements.forEach((p, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(upstreamBytes(p.element, i));
+  });
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
+}
+
+/**
+ * An answer object's own bytes with its id replaced by the client's id text: what the node
+ * said, byte for byte (large numbers included). Undefined when the bytes cannot be cut.
+ */
+function rawWithClientId(body: Buffer, span: Span | undefined, idJson: string): string | undefined {
+  if (span === undefined) return undefined;
+  const idSpan = memberValueSpan(body, span, 'id');
+  if (idSpan === undefined || idSpan === null) return undefined;
+  return spliceSpan(body, span, idSpan, idJson).toString('utf8');
+}
+
+/** The span of a whole text without its surrounding whitespace. */
+function trimmed(body: Buffer): Span {
+  let start = 0;
+  let end = body.length;
+  while (start < end && isSpace(body[start]!)) start++;
+  while (end > start && isSpace(body[end - 1]!)) end--;
+  return { start, end };
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 }
 
 /** An answer object re-labelled with the client's id. */
@@ -98,7 +146,7 @@ function readSingle(status: number, body: Buffer, progress: ElementProgress): Ve
     const error = { code: -32000, message: `Upstream answered HTTP ${status}` };
     progress.answer = withClientId({ jsonrpc: '2.0', error }, idJson);
   } else {
-    progress.answer = withClientId(parsed, idJson);
+    progress.answer = rawWithClientId(body, trimmed(body), idJson) ?? withClientId(parsed, idJson);
     if (progress.answer === undefined) return INVALID;
   }
   progress.done = true;
@@ -117,9 +165,16 @@ export function readSubBatchAnswer(
   if (elements.length === 1) return readSingle(status, body, elements[0]!);
   const parsed = parse(body);
   const answers = new Map<number, Record<string, unknown>>();
+  /** Where each answer's bytes are, by its sub-batch id. */
+  const spansById = new Map<number, Span>();
   if (Array.isArray(parsed)) {
-    for (const item of parsed)
-      if (isObject(item) && typeof item.id === 'number') answers.set(item.id, item);
+    const spans = arrayElementSpans(body);
+    const aligned = spans !== undefined && spans.length === parsed.length;
+    parsed.forEach((item: unknown, k) => {
+      if (!isObject(item) || typeof item.id !== 'number') return;
+      answers.set(item.id, item);
+      if (aligned) spansById.set(item.id, spans[k]!);
+    });
   }
   let missing =
     !Array.isArray(parsed) &&
@@ -135,7 +190,8 @@ export function readSubBatchAnswer(
     if (answer === undefined) missing = true;
     else if (isRetryableError(answer)) retryable = true;
     else {
-      progress.answer = withClientId(answer, idJson);
+      progress.answer =
+        rawWithClientId(body, spansById.get(index), idJson) ?? withClientId(answer, idJson);
       if (progress.answer === undefined) missing = true;
       else progress.done = true;
     }
