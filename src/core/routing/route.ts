@@ -291,6 +291,11 @@ async function waitForPermit(
     ctx.metrics.sleepQueue(-1);
   }
   if (!granted) return state.timeout();
+  if (ctx.clock.now() >= state.deadline) {
+    // Granted as the budget ran out: an attempt now could only be booked, never answered.
+    node.permits.release();
+    return state.timeout();
+  }
   if (node.retired) {
     // A reload removed the node while we waited: never book or dial its closed pool.
     node.permits.release();
