@@ -39,11 +39,37 @@ export type AttemptResult =
   /** The request budget ran out while waiting: nothing is classified or penalized. */
   | { readonly kind: 'abandoned' };
 
-/** Where an attempt's result goes: the router's per-request state, or a promise. */
+/**
+ * Where an attempt's result goes: the router's per-request state, or a promise. `verdict` is
+ * undefined when the request budget ran out while waiting (nothing classified or penalized);
+ * `endedAt` is the clock reading taken for it (callers reuse it instead of reading again).
+ */
 export interface AttemptSink {
-  attemptDone(result: AttemptResult, node: UpstreamNode): void;
+  attemptDone(
+    verdict: Verdict | undefined,
+    response: AttemptResponse,
+    node: UpstreamNode,
+    endedAt: number,
+  ): void;
   /** Recording the attempt threw (a bug): the request must still be answered. */
   attemptFailed(err: unknown): void;
+}
+
+/**
+ * One attempt in flight: what its response callback needs, as one object. The router's
+ * per-request state is its own flight (a request has one attempt out at a time), so the
+ * common request allocates nothing for it.
+ */
+export interface AttemptFlight {
+  readonly node: UpstreamNode | undefined;
+  readonly classify: AnswerClassifier;
+  readonly sentAt: number;
+  /** Set by startAttempt: the budget shortened this attempt's deadline. */
+  budgetBound: boolean;
+  /** The request's deadline. */
+  readonly deadline: number;
+  readonly ctx: AttemptContext;
+  readonly sink: AttemptSink;
 }
 
 /** Timers may fire up to a millisecond before the deadline they were set for. */
@@ -108,59 +134,72 @@ function applyVerdict(
   }
 }
 
-/** One attempt in flight: what its response callback needs, as one object, not a closure. */
-class InFlight {
+function onResponse(response: AttemptResponse, flight: AttemptFlight): void {
+  const node = flight.node!;
+  if (response.kind === 'stream') response.stream.onFinish(() => node.permits.release());
+  else node.permits.release();
+  const sink = flight.sink;
+  const now = flight.ctx.clock.now();
+  let verdict: Verdict | undefined;
+  try {
+    verdict = recordAttempt(node, response, flight, now);
+  } catch (err) {
+    sink.attemptFailed(err);
+    return;
+  }
+  sink.attemptDone(verdict, response, node, now);
+}
+
+/**
+ * Sends one attempt on `flight.node`, which the caller has admitted (permit held, token
+ * taken, credits booked), then applies its consequences — the metric, the penalty or the
+ * latency sample — and hands the verdict to `flight.sink`. `flight.sentAt` is the caller's
+ * latest clock reading. Releases the permit on every path; for a stream, when it is over.
+ */
+export function startAttempt(
+  flight: AttemptFlight,
+  body: Buffer,
+  headers: ForwardHeaders,
+  allowStream: boolean,
+): void {
+  const attemptTimeoutMs = flight.ctx.attemptTimeoutMs;
+  const remaining = flight.deadline - flight.sentAt;
+  // The budget, not the node, ends an attempt whose deadline it shortened.
+  flight.budgetBound = remaining < attemptTimeoutMs;
+  const timeout = Math.min(attemptTimeoutMs, Math.max(remaining, 1));
+  flight.node!.transport.send(body, timeout, headers, allowStream, onResponse, flight);
+}
+
+/** A flight of its own, settling a promise (for batches, off the single-request path). */
+class PromisedFlight implements AttemptFlight, AttemptSink {
+  budgetBound = false;
+  readonly sink = this;
+
   constructor(
     readonly node: UpstreamNode,
     readonly classify: AnswerClassifier,
     readonly sentAt: number,
-    readonly budgetBound: boolean,
     readonly deadline: number,
     readonly ctx: AttemptContext,
-    readonly sink: AttemptSink,
+    private readonly resolve: (result: AttemptResult) => void,
+    private readonly reject: (err: unknown) => void,
   ) {}
-}
 
-function onResponse(response: AttemptResponse, flight: InFlight): void {
-  const node = flight.node;
-  if (response.kind === 'stream') response.stream.onFinish(() => node.permits.release());
-  else node.permits.release();
-  let result: AttemptResult;
-  try {
-    result = recordAttempt(node, response, flight);
-  } catch (err) {
-    flight.sink.attemptFailed(err);
-    return;
+  attemptDone(
+    verdict: Verdict | undefined,
+    response: AttemptResponse,
+    _node: UpstreamNode,
+    endedAt: number,
+  ): void {
+    this.resolve(verdict === undefined ? ABANDONED : { kind: 'done', verdict, response, endedAt });
   }
-  flight.sink.attemptDone(result, node);
+
+  attemptFailed(err: unknown): void {
+    this.reject(err);
+  }
 }
 
-/**
- * Sends one attempt on a node the caller has admitted (permit held, token taken, credits
- * booked), then applies its consequences — the metric, the penalty or the latency sample —
- * and hands the result to `sink`. `sentAt` is the caller's latest clock reading. Releases the
- * permit on every path; for a streamed answer, when the stream is over.
- */
-export function startAttempt(
-  node: UpstreamNode,
-  body: Buffer,
-  classify: AnswerClassifier,
-  headers: ForwardHeaders,
-  deadline: number,
-  sentAt: number,
-  ctx: AttemptContext,
-  allowStream: boolean,
-  sink: AttemptSink,
-): void {
-  const remaining = deadline - sentAt;
-  // The budget, not the node, ends an attempt whose deadline it shortened.
-  const budgetBound = remaining < ctx.attemptTimeoutMs;
-  const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
-  const flight = new InFlight(node, classify, sentAt, budgetBound, deadline, ctx, sink);
-  node.transport.send(body, timeout, headers, allowStream, onResponse, flight);
-}
-
-/** startAttempt as a promise, for callers off the single-request hot path (batches). */
+/** startAttempt as a promise of the attempt's result. */
 export function sendAttempt(
   node: UpstreamNode,
   body: Buffer,
@@ -171,19 +210,29 @@ export function sendAttempt(
   allowStream: boolean,
 ): Promise<AttemptResult> {
   return new Promise((resolve, reject) => {
-    const sink: AttemptSink = { attemptDone: resolve, attemptFailed: reject };
-    startAttempt(node, body, classify, headers, deadline, ctx.clock.now(), ctx, allowStream, sink);
+    const flight = new PromisedFlight(
+      node,
+      classify,
+      ctx.clock.now(),
+      deadline,
+      ctx,
+      resolve,
+      reject,
+    );
+    startAttempt(flight, body, headers, allowStream);
   });
 }
 
-/** Classifies an attempt's response and applies its consequences (metric, penalty, EMA). */
+/**
+ * Classifies an attempt's response and applies its consequences (metric, penalty, EMA);
+ * undefined when the attempt was cut off by the request budget.
+ */
 function recordAttempt(
   node: UpstreamNode,
   response: AttemptResponse,
-  flight: InFlight,
-): AttemptResult {
-  const ctx = flight.ctx;
-  const now = ctx.clock.now();
+  flight: AttemptFlight,
+  now: number,
+): Verdict | undefined {
   if (
     (response.kind === 'transport_error' || response.kind === 'body_error') &&
     response.timedOut &&
@@ -192,10 +241,10 @@ function recordAttempt(
     // over and the node was not given its full attempt time.
     (flight.budgetBound || now >= flight.deadline - TIMER_EARLY_MS)
   ) {
-    return ABANDONED;
+    return undefined;
   }
   const verdict = verdictOf(response, flight.classify);
   node.metrics.attempt(verdict.outcome, (now - flight.sentAt) / 1000);
-  applyVerdict(node, response, verdict, now - flight.sentAt, now, ctx.events);
-  return { kind: 'done', verdict, response, endedAt: now };
+  applyVerdict(node, response, verdict, now - flight.sentAt, now, flight.ctx.events);
+  return verdict;
 }

@@ -21,9 +21,12 @@ import {
   classifySingle,
   startAttempt,
   type AttemptContext,
-  type AttemptResult,
+  type AnswerClassifier,
+  type AttemptFlight,
   type AttemptSink,
 } from './attempt.js';
+import type { AttemptResponse } from '../node/http-transport.js';
+import type { Verdict } from './classify.js';
 import type { RoutingTable } from './routing-table.js';
 
 /** What routing needs from the server. */
@@ -61,7 +64,7 @@ export interface RouteListener {
  * its attempts, so the common request — one attempt, answered — runs as plain callbacks
  * from the upstream's answer to the client's, with no promise in between.
  */
-class RequestRouting implements AttemptSink {
+class RequestRouting implements AttemptSink, AttemptFlight {
   readonly tried: UpstreamNode[] = [];
   failOpen = false;
   attempts = 0;
@@ -83,6 +86,12 @@ class RequestRouting implements AttemptSink {
   cost = 0;
   /** The attempt in flight came from waiting on a saturated node: a new round follows it. */
   afterWait = false;
+  // The attempt in flight (this state is its flight: one attempt out at a time).
+  node: UpstreamNode | undefined = undefined;
+  readonly classify: AnswerClassifier = classifySingle;
+  sentAt = 0;
+  budgetBound = false;
+  readonly sink: AttemptSink = this;
 
   constructor(
     readonly request: RpcRequest,
@@ -103,12 +112,17 @@ class RequestRouting implements AttemptSink {
     this.now = now;
   }
 
-  attemptDone(result: AttemptResult, node: UpstreamNode): void {
+  attemptDone(
+    verdict: Verdict | undefined,
+    response: AttemptResponse,
+    node: UpstreamNode,
+    endedAt: number,
+  ): void {
     let answer: RouteResult | undefined;
     try {
-      answer = served(result, node, this);
+      answer = served(verdict, response, node, this);
       if (answer === undefined) {
-        if (result.kind === 'done') this.now = result.endedAt;
+        this.now = endedAt;
         if (this.afterWait) {
           this.afterWait = false;
           nextRound(this);
@@ -189,24 +203,20 @@ function dial(node: UpstreamNode, state: RequestRouting): void {
   state.credits += state.cost;
   state.attempts++;
   state.tried.push(node);
-  startAttempt(
-    node,
-    state.request.body,
-    classifySingle,
-    state.headers,
-    state.deadline,
-    state.now,
-    state.ctx,
-    true,
-    state,
-  );
+  state.node = node;
+  state.sentAt = state.now;
+  startAttempt(state, state.request.body, state.headers, true);
 }
 
 /** What an attempt means for the request: its answer, a timeout, or undefined (go on). */
-function served(result: AttemptResult, node: UpstreamNode, state: RequestRouting): Served {
-  if (result.kind === 'abandoned') return state.timeout();
-  const response = result.response;
-  if (result.verdict.kind === 'retry') return undefined;
+function served(
+  verdict: Verdict | undefined,
+  response: AttemptResponse,
+  node: UpstreamNode,
+  state: RequestRouting,
+): Served {
+  if (verdict === undefined) return state.timeout();
+  if (verdict.kind === 'retry') return undefined;
   if (response.kind !== 'answer' && response.kind !== 'stream') return undefined;
   return {
     kind: 'answer',
