@@ -53,8 +53,12 @@ function forwardHeaders(req: IncomingMessage): ForwardHeaders {
   return headers;
 }
 
-function finish(ctx: ProxyHandlerContext, startedAt: number, outcome: number): number {
-  const seconds = (ctx.clock.now() - startedAt) / 1000;
+/** Records the request's outcome and duration, once per request; returns the seconds. */
+function finish(exchange: Exchange, outcome: number): number {
+  const ctx = exchange.ctx;
+  const seconds = (ctx.clock.now() - exchange.startedAt) / 1000;
+  if (exchange.counted) return seconds;
+  exchange.counted = true;
   ctx.metrics.request(outcome, seconds);
   ctx.counts[outcome]!++;
   return seconds;
@@ -95,13 +99,12 @@ function logAccess(
 
 /** Answers a request cascade refuses to route (400, 413) and records it. */
 function reject(
-  res: ServerResponse,
-  ctx: ProxyHandlerContext,
-  startedAt: number,
+  exchange: Exchange,
   answer: { status: number; code: number; message: string; idJson: string },
 ): void {
-  sendRpcError(res, answer.status, answer.code, answer.message, answer.idJson);
-  const seconds = finish(ctx, startedAt, RequestOutcome.badRequest);
+  const ctx = exchange.ctx;
+  sendRpcError(exchange.res, answer.status, answer.code, answer.message, answer.idJson);
+  const seconds = finish(exchange, RequestOutcome.badRequest);
   if (ctx.accessLog) {
     logAccess(
       ctx,
@@ -119,13 +122,13 @@ function reject(
   }
 }
 
-/** Parses the body and routes it; the answer comes back to `req.routed` (or a batch's promise). */
+/** Parses the body and routes it; the answer comes back to `exchange.routed` (or a batch's promise). */
 function proxyRequest(exchange: Exchange, body: Buffer): void {
-  const { req, res, ctx, startedAt } = exchange;
+  const { req, ctx } = exchange;
   const parsed = parseRequest(body, ctx.registry);
   if (!parsed.ok) {
     const empty = parsed.problem === 'empty_batch';
-    reject(res, ctx, startedAt, {
+    reject(exchange, {
       status: 400,
       code: empty ? RPC_ERROR.invalidRequest : RPC_ERROR.parseError,
       message: empty ? ERROR_MESSAGE.invalidRequest : ERROR_MESSAGE.parseError,
@@ -135,7 +138,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
   }
   const batch = parsed.request.batch;
   if (batch !== undefined) {
-    proxyBatch(batch, req, res, ctx, startedAt).catch((err: unknown) => exchange.failed(err));
+    proxyBatch(batch, exchange).catch((err: unknown) => exchange.failed(err));
     return;
   }
   exchange.rpc = parsed.request;
@@ -147,7 +150,7 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
   const ctx = exchange.ctx;
   const request = exchange.rpc!;
   const outcome = respondRouted(exchange.res, request, result);
-  const seconds = finish(ctx, exchange.startedAt, outcome);
+  const seconds = finish(exchange, outcome);
   if (ctx.accessLog) {
     const answered = result.kind === 'answer';
     const fields = {
@@ -161,17 +164,12 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
   }
 }
 
-async function proxyBatch(
-  batch: readonly BatchElement[],
-  req: IncomingMessage,
-  res: ServerResponse,
-  ctx: ProxyHandlerContext,
-  startedAt: number,
-): Promise<void> {
+async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): Promise<void> {
+  const { req, res, ctx } = exchange;
   ctx.metrics.batchSize(batch.length);
   if (batch.length > ctx.maxBatchSize) {
     const message = `Batch of ${batch.length} requests exceeds the limit of ${ctx.maxBatchSize} (server.max_batch_size)`;
-    reject(res, ctx, startedAt, {
+    reject(exchange, {
       status: 400,
       code: RPC_ERROR.invalidRequest,
       message,
@@ -190,7 +188,7 @@ async function proxyBatch(
       : result.timedOut
         ? RequestOutcome.timeout
         : RequestOutcome.badGateway;
-  const seconds = finish(ctx, startedAt, outcome);
+  const seconds = finish(exchange, outcome);
   if (ctx.accessLog) {
     const fields = {
       method: `batch[${batch.length}]`,
@@ -209,6 +207,8 @@ async function proxyBatch(
 class Exchange extends BodyReader implements RouteListener {
   /** The parsed single request being routed. */
   rpc: RpcRequest | undefined = undefined;
+  /** Whether the request's outcome is recorded (exactly once, whatever path answered it). */
+  counted = false;
 
   constructor(
     readonly req: IncomingMessage,
@@ -244,6 +244,12 @@ class Exchange extends BodyReader implements RouteListener {
   failed(err: unknown): void {
     this.ctx.logger.error({ err }, 'request failed unexpectedly');
     sendRpcError(this.res, 500, -32603, 'Internal error', 'null');
+    try {
+      // Still one count per request: cascade failed to serve it, as with a 502.
+      finish(this, RequestOutcome.badGateway);
+    } catch {
+      // Recording is what broke; the cause is logged above and the client answered.
+    }
   }
 
   #tooLarge(): void {
@@ -252,7 +258,7 @@ class Exchange extends BodyReader implements RouteListener {
     res.setHeader('connection', 'close');
     res.once('finish', () => req.destroy());
     const message = `Request body exceeds the ${ctx.maxBodyBytes}-byte limit (server.max_body_bytes)`;
-    reject(res, ctx, this.startedAt, {
+    reject(this, {
       status: 413,
       code: RPC_ERROR.invalidRequest,
       message,
