@@ -1,0 +1,197 @@
+/**
+ * Large answers through `cascade serve`: for each size, a fresh proxy process relays one
+ * result-first getProgramAccounts answer from a local upstream to a client that counts the
+ * bytes. Measured: how much the proxy's peak RSS (VmHWM) grows over its warmed-up baseline,
+ * and when the client's first byte arrives compared with the upstream's last byte leaving.
+ * Writes results/big-answer.json and .md. Linux only (/proc). Run from the repository root:
+ *
+ *     npm run bench:big-answer [-- --sizes 20,64,200]      # MiB
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const REPO_ROOT = path.resolve('.');
+const CHUNK = Buffer.alloc(64 * 1024, 'a');
+const ASK = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getProgramAccounts', params: ['x'] });
+const WARM_UP_REQUESTS = 50;
+
+/** An upstream answering `size()` bytes of result-first JSON, remembering when it finished. */
+class BigUpstream {
+  size = 4096;
+  lastByteAt = 0;
+  readonly server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const head = Buffer.from('{"jsonrpc":"2.0","id":1,"result":"');
+      const tail = Buffer.from('"}');
+      let left = this.size - head.length - tail.length;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(head);
+      const pump = (): void => {
+        while (left > 0) {
+          const part = left >= CHUNK.length ? CHUNK : CHUNK.subarray(0, left);
+          left -= part.length;
+          if (!res.write(part)) return void res.once('drain', pump);
+        }
+        res.end(tail, () => (this.lastByteAt = performance.now()));
+      };
+      pump();
+    });
+  });
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+  }
+}
+
+function peakRss(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'));
+  if (!line) throw new Error(`no VmHWM for pid ${pid}`);
+  return Number(/(\d+)/.exec(line)![1]) * 1024;
+}
+
+/** POSTs the request and counts the answer's bytes; notes when the first one arrived. */
+function fetchLength(
+  url: string,
+): Promise<{ status: number; length: number; firstByteAt: number }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let length = 0;
+        let firstByteAt = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (length === 0) firstByteAt = performance.now();
+          length += chunk.length;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, length, firstByteAt }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(ASK);
+  });
+}
+
+/** Starts `cascade serve` with one node; resolves with the process and its URL. */
+function startProxy(
+  dir: string,
+  upstreamUrl: string,
+): Promise<{ child: ChildProcess; url: string }> {
+  const config = path.join(dir, 'config.toml');
+  const prices = path.join(REPO_ROOT, 'config/provider_config/solana.toml');
+  writeFileSync(
+    config,
+    `[server]\nhost = "127.0.0.1"\nport = 0\n[[nodes]]\nname = "big"\nurl = "${upstreamUrl}"\n` +
+      `tier = 0\nmonthly_limit = 0\nprovider_pricing_path = "${prices}"\n`,
+  );
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, 'dist/cli.js'), 'serve', '--config', config],
+    {
+      cwd: dir,
+      env: { ...process.env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const line = text.split('\n').find((l) => l.includes('cascade serving'));
+      if (line) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
+    });
+    child.once('exit', (code) => reject(new Error(`cascade serve exited (${code})`)));
+  });
+}
+
+interface Row {
+  readonly answer_mib: number;
+  readonly baseline_rss_mib: number;
+  readonly rss_growth_mib: number;
+  readonly rss_growth_to_size: number;
+  readonly first_byte_before_upstream_last_ms: number;
+  readonly total_ms: number;
+}
+
+async function measure(sizeMiB: number, upstream: BigUpstream, upstreamUrl: string): Promise<Row> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cascade-big-answer-'));
+  const { child, url } = await startProxy(dir, upstreamUrl);
+  try {
+    upstream.size = 4096;
+    for (let i = 0; i < WARM_UP_REQUESTS; i++) await fetchLength(url);
+    const before = peakRss(child.pid!);
+    upstream.size = sizeMiB * 1024 * 1024;
+    const started = performance.now();
+    const answer = await fetchLength(url);
+    const ended = performance.now();
+    if (answer.status !== 200 || answer.length !== upstream.size) {
+      throw new Error(`${sizeMiB} MiB: got HTTP ${answer.status} with ${answer.length} bytes`);
+    }
+    const growth = peakRss(child.pid!) - before;
+    return {
+      answer_mib: sizeMiB,
+      baseline_rss_mib: round(before / 2 ** 20),
+      rss_growth_mib: round(growth / 2 ** 20),
+      rss_growth_to_size: round(growth / upstream.size, 2),
+      first_byte_before_upstream_last_ms: round(upstream.lastByteAt - answer.firstByteAt),
+      total_ms: round(ended - started),
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { sizes: { type: 'string', default: '20,64,200' } } });
+  const sizes = values.sizes.split(',').map(Number);
+  if (sizes.some((n) => !Number.isFinite(n) || n <= 0 || n > 500)) {
+    throw new RangeError(`--sizes ${values.sizes}: MiB between 1 and 500, comma-separated`);
+  }
+  const upstream = new BigUpstream();
+  const upstreamUrl = await upstream.listen();
+  const rows: Row[] = [];
+  try {
+    for (const size of sizes) rows.push(await measure(size, upstream, upstreamUrl));
+  } finally {
+    upstream.server.closeAllConnections();
+    upstream.server.close();
+  }
+  const machine = `${os.availableParallelism()} × ${os.cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`;
+  const md = [
+    '# Large answers through cascade serve',
+    '',
+    `${new Date().toISOString()} — \`npm run bench:big-answer\`; ${machine}. One fresh proxy per size,`,
+    `warmed up with ${WARM_UP_REQUESTS} small answers; growth = peak RSS (VmHWM) after the answer minus before.`,
+    '',
+    '| answer | proxy RSS before | peak RSS growth | growth / size | client\u2019s first byte before the upstream\u2019s last | whole answer |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${r.answer_mib} MiB | ${r.baseline_rss_mib} MiB | ${r.rss_growth_mib} MiB | ${r.rss_growth_to_size}× | ${r.first_byte_before_upstream_last_ms} ms | ${r.total_ms} ms |`,
+    ),
+    '',
+  ].join('\n');
+  const dir = path.join(REPO_ROOT, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    path.join(dir, 'big-answer.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), machine, rows }, null, 2)}\n`,
+  );
+  writeFileSync(path.join(dir, 'big-answer.md'), md);
+  process.stdout.write(`${md}\n→ results/big-answer.json, results/big-answer.md\n`);
+}
+
+await main();
