@@ -8,11 +8,12 @@
  *     npm run bench:big-answer [-- --sizes 20,64,200]      # MiB
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { peakRssBytes } from './hotpath-proc.js';
 
 const REPO_ROOT = path.resolve('.');
 const CHUNK = Buffer.alloc(64 * 1024, 'a');
@@ -50,11 +51,9 @@ class BigUpstream {
 }
 
 function peakRss(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmHWM:'));
-  if (!line) throw new Error(`no VmHWM for pid ${pid}`);
-  return Number(/(\d+)/.exec(line)![1]) * 1024;
+  const bytes = peakRssBytes(pid);
+  if (bytes === undefined) throw new Error(`no VmHWM for pid ${pid} (Linux /proc needed)`);
+  return bytes;
 }
 
 /** POSTs the request and counts the answer's bytes; notes when the first one arrived. */
