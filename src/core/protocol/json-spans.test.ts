@@ -119,8 +119,7 @@ describe('memberValueSpan', () => {
     ['a big integer id', '{"id":9007199254740993,"method":"x"}', '9007199254740993'],
     ['the id last', '{"jsonrpc":"2.0","method":"x","id":7}', '7'],
     ['whitespace everywhere', ' {\n "id" \t:\r\n -0.0e+1 \n, "x":1 } ', '-0.0e+1'],
-    ['a repeated id (the last wins)', '{"id":1,"method":"x","id":2}', '2'],
-    ['a repeated id with nested ids between', '{"id":1,"p":{"id":3},"id":[2]}', '[2]'],
+    ['one id with nested ids around it', '{"p":{"id":3},"id":[2],"q":[{"id":4}]}', '[2]'],
     [
       'a string id with escapes',
       String.raw`{"id":"a\"b\\c\u00e9}","m":1}`,
@@ -298,7 +297,8 @@ const objectWithId = fc
     const escapedName = pairs.some(
       ([name]) => name instanceof RawJson || JSON.stringify(name).includes('\\'),
     );
-    return { text, escapedName };
+    // So does a repeated id (splicing one would leave the other in the bytes).
+    return { text, unsure: escapedName || ids.length > 1 };
   });
 
 describe('json-spans (property)', () => {
@@ -355,10 +355,10 @@ describe('json-spans (property)', () => {
 
   it('spans the value JSON.parse keeps for id, and splices it', () => {
     fc.assert(
-      fc.property(objectWithId, fc.jsonValue({ maxDepth: 2 }), ({ text, escapedName }, next) => {
+      fc.property(objectWithId, fc.jsonValue({ maxDepth: 2 }), ({ text, unsure }, next) => {
         const bytes = utf8(text);
         const span = memberValueSpan(bytes, whole(bytes), 'id');
-        if (escapedName) {
+        if (unsure) {
           expect(span).toBeUndefined();
           return;
         }
@@ -384,7 +384,7 @@ describe('json-spans (property)', () => {
         const parsed = JSON.parse(text) as Array<Record<string, unknown>>;
         spans.forEach((element, k) => {
           const span = memberValueSpan(bytes, element, 'id');
-          if (objects[k]!.escapedName) expect(span).toBeUndefined();
+          if (objects[k]!.unsure) expect(span).toBeUndefined();
           else expect(JSON.parse(cut(bytes, span!))).toEqual(parsed[k]!.id);
         });
       }),

@@ -161,8 +161,8 @@ function nameIs(
 
 /**
  * For an object text at `span` (a top-level element span from above, or the whole text): the span of the VALUE of its top-level member named `key`
- * (the LAST such member if the name repeats, as JSON.parse keeps the last), `null` when the object has no such member,
- * or `undefined` when the scan can't decide safely: the span is not an object, or some top-level member name contains a backslash escape (it might spell `key`).
+ * (when it appears exactly once), `null` when the object has no such member,
+ * or `undefined` when the scan can't decide safely: the span is not an object, the name repeats, or some top-level member name contains a backslash escape (it might spell `key`).
  * `key` is plain ASCII without escapes.
  */
 export function memberValueSpan(
@@ -192,7 +192,9 @@ export function memberValueSpan(
     const valueStop = valueEnd(bytes, valueStart, end);
     if (valueStop === undefined) return undefined;
     if (matches) {
-      // Overwritten by any later member of the same name: JSON.parse keeps the last.
+      // A repeated name: JSON.parse keeps the last, but splicing one of them would leave the
+      // other in the bytes (and strict parsers refuse the pair). Let the caller re-serialise.
+      if (foundStart !== -1) return undefined;
       foundStart = valueStart;
       foundEnd = valueStop;
     }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { arrayElementSpans, memberValueSpan, type Span } from './json-spans.js';
 import { scanMethod } from './method-scan.js';
 import type { MethodRegistry } from './method-registry.js';
@@ -117,7 +118,9 @@ export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResul
   }
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) return { ok: false, problem: 'empty_batch', idJson: 'null' };
-    const spans = arrayElementSpans(body);
+    // Cutting bytes keeps them as sent, so only a body that is valid UTF-8 (what a strict
+    // upstream parser demands) is cut; parsing replaced bad sequences, re-serialising keeps that.
+    const spans = isUtf8(body) ? arrayElementSpans(body) : undefined;
     const aligned = spans !== undefined && spans.length === parsed.length;
     const batch = parsed.map((value, i) =>
       toElement(value, registry, body, aligned ? spans[i] : undefined),

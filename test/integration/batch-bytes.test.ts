@@ -1,0 +1,184 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import { startHarness, type Harness } from '../support/proxy-harness.js';
+
+let harness: Harness | undefined;
+const extraServers: Server[] = [];
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+  await Promise.all(extraServers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+/** Whether some object in a (valid) JSON text repeats a member name. */
+function hasDuplicateKeys(text: string): boolean {
+  let i = 0;
+  let dup = false;
+  const space = () => {
+    while (/\s/.test(text[i] ?? '')) i++;
+  };
+  const str = (): string => {
+    const start = i;
+    i++;
+    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (): void => {
+    space();
+    if (text[i] === '{') {
+      i++;
+      const seen = new Set<string>();
+      space();
+      if (text[i] === '}') return void i++;
+      for (;;) {
+        space();
+        const name = str();
+        if (seen.has(name)) dup = true;
+        seen.add(name);
+        space();
+        i++; // :
+        value();
+        space();
+        if (text[i++] === '}') return;
+      }
+    } else if (text[i] === '[') {
+      i++;
+      space();
+      if (text[i] === ']') return void i++;
+      for (;;) {
+        value();
+        space();
+        if (text[i++] === ']') return;
+      }
+    } else if (text[i] === '"') {
+      str();
+    } else {
+      while (i < text.length && !/[\s,\]}]/.test(text[i]!)) i++;
+    }
+  };
+  value();
+  return dup;
+}
+
+/**
+ * An upstream with a strict parser, like serde_json-based nodes (agave's jsonrpc-core): invalid
+ * UTF-8 or a repeated field makes the whole body a -32700 parse error (one object, HTTP 200).
+ */
+async function strictUpstream(seen: string[]): Promise<string> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const bytes = Buffer.concat(chunks);
+      let text: string;
+      let parsed: unknown;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+        parsed = JSON.parse(text);
+        if (hasDuplicateKeys(text)) throw new Error('duplicate field');
+      } catch {
+        seen.push(bytes.toString('latin1'));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}');
+        return;
+      }
+      seen.push(text);
+      const list = (Array.isArray(parsed) ? parsed : [parsed]) as Array<{ id?: unknown }>;
+      const answers = list
+        .filter((e) => 'id' in e)
+        .map((e) => ({ jsonrpc: '2.0', id: e.id, result: 42 }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+    });
+  });
+  extraServers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+/** A harness whose only node points at `url`. */
+async function harnessOn(url: string): Promise<Harness> {
+  const h = await startHarness([{ name: 'strict', tier: 0 }]);
+  h.server.reload({
+    ...h.server.config,
+    nodes: h.server.nodes().map((n) => ({ ...n, url, redactedUrl: url })),
+  });
+  return h;
+}
+
+async function postRaw(h: Harness, body: Buffer): Promise<{ status: number; text: string }> {
+  const response = await fetch(h.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+describe('sub-batches cut from the client bytes', () => {
+  it('a duplicate "id" member in one element travels upstream with a single id', async () => {
+    const seen: string[] = [];
+    harness = await harnessOn(await strictUpstream(seen));
+    const body = Buffer.from(
+      '[{"jsonrpc":"2.0","id":1,"method":"getSlot","id":2},' +
+        '{"jsonrpc":"2.0","id":3,"method":"getSlot"}]',
+    );
+    const { status, text } = await postRaw(harness, body);
+    expect(status).toBe(200);
+    // Each element travels under its sub-batch id only (the client's first id would otherwise
+    // shadow it for a first-wins parser and be refused by a strict one).
+    expect(seen.every((s) => !hasDuplicateKeys(s))).toBe(true);
+    const answers = JSON.parse(text) as Array<{ id: unknown; result?: unknown }>;
+    expect(answers).toEqual([
+      { jsonrpc: '2.0', id: 2, result: 42 },
+      { jsonrpc: '2.0', id: 3, result: 42 },
+    ]);
+    // The client's mistake is not the node's fault.
+    expect((await harness.health()).nodes[0]!.status).toBe('up');
+  });
+
+  it('invalid UTF-8 in one element does not sink the other elements or penalize the node', async () => {
+    const seen: string[] = [];
+    harness = await harnessOn(await strictUpstream(seen));
+    const body = Buffer.concat([
+      Buffer.from('[{"jsonrpc":"2.0","id":1,"method":"getBalance","params":["'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"]},{"jsonrpc":"2.0","id":2,"method":"getSlot"}]'),
+    ]);
+    const { status, text } = await postRaw(harness, body);
+    expect(status).toBe(200);
+    const answers = JSON.parse(text) as Array<{ id: unknown; result?: unknown }>;
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    // The well-formed element is served.
+    expect(answers[1]).toEqual({ jsonrpc: '2.0', id: 2, result: 42 });
+    expect((await harness.health()).nodes[0]!.status).toBe('up');
+  });
+
+  it('an answer repeating its "id" member reaches the client with one id, the client\'s', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          '[{"jsonrpc":"2.0","id":5,"result":"a","id":0},{"jsonrpc":"2.0","id":1,"result":"b"}]',
+        );
+      });
+    });
+    extraServers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    harness = await harnessOn(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
+    const { text } = await postRaw(
+      harness,
+      Buffer.from(
+        '[{"jsonrpc":"2.0","id":"x","method":"getSlot"},{"jsonrpc":"2.0","id":"y","method":"getSlot"}]',
+      ),
+    );
+    // A first-wins client parser must not see the node's internal id 5.
+    expect(hasDuplicateKeys(text)).toBe(false);
+    expect(JSON.parse(text)).toEqual([
+      { jsonrpc: '2.0', id: 'x', result: 'a' },
+      { jsonrpc: '2.0', id: 'y', result: 'b' },
+    ]);
+  });
+});
