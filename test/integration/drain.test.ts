@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
 
 let harness: Harness | undefined;
@@ -34,6 +35,31 @@ describe('graceful shutdown', () => {
     expect(answer.json).toMatchObject({ id: 'late', result: expect.anything() });
     await closing;
     expect(closed).toBe(true);
+  });
+
+  it('tells the client of an answer sent while draining to close the connection', async () => {
+    harness = await startHarness([{ name: 'slow', mock: { delayMs: 200 } }]);
+    const { mocks, server, url } = harness;
+    const answered = new Promise<{ status: number; connection: string | undefined }>(
+      (resolve, reject) => {
+        const req = httpRequest(
+          url,
+          { method: 'POST', headers: { 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify(rpc('getSlot')));
+      },
+    );
+    await until(() => mocks.slow!.stats().inFlight === 1);
+    const closing = server.close(5_000);
+    expect(await answered).toEqual({ status: 200, connection: 'close' });
+    await closing;
   });
 
   it('closes the connections of requests still running when the drain time is up', async () => {

@@ -42,6 +42,8 @@ export interface ProxyHandlerContext {
   readonly accessLog: boolean;
   /** Requests answered, by REQUEST_OUTCOMES index (the shutdown summary reads it). */
   readonly counts: Float64Array;
+  /** Set when shutdown starts: answers then close their connection. */
+  readonly drain: { active: boolean };
 }
 
 function forwardHeaders(req: IncomingMessage): ForwardHeaders {
@@ -53,14 +55,22 @@ function forwardHeaders(req: IncomingMessage): ForwardHeaders {
   return headers;
 }
 
+/**
+ * While the server drains, an answer says `Connection: close`: the client opens a new
+ * connection (to another instance) instead of sending on one about to be closed.
+ */
+function lastOnConnection(exchange: Exchange): void {
+  if (exchange.ctx.drain.active) exchange.res.shouldKeepAlive = false;
+}
+
 /** Records the request's outcome and duration, once per request; returns the seconds. */
 function finish(exchange: Exchange, outcome: number): number {
   const ctx = exchange.ctx;
   const seconds = (ctx.clock.now() - exchange.startedAt) / 1000;
   if (exchange.counted) return seconds;
   exchange.counted = true;
-  ctx.metrics.request(outcome, seconds);
   ctx.counts[outcome]!++;
+  ctx.metrics.request(outcome, seconds);
   return seconds;
 }
 
@@ -103,6 +113,7 @@ function reject(
   answer: { status: number; code: number; message: string; idJson: string },
 ): void {
   const ctx = exchange.ctx;
+  lastOnConnection(exchange);
   sendRpcError(exchange.res, answer.status, answer.code, answer.message, answer.idJson);
   const seconds = finish(exchange, RequestOutcome.badRequest);
   if (ctx.accessLog) {
@@ -149,6 +160,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
 function answerRouted(exchange: Exchange, result: RouteResult): void {
   const ctx = exchange.ctx;
   const request = exchange.rpc!;
+  lastOnConnection(exchange);
   const outcome = respondRouted(exchange.res, request, result);
   const seconds = finish(exchange, outcome);
   if (ctx.accessLog) {
@@ -179,6 +191,7 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
   }
   const result = await routeBatch(batch, forwardHeaders(req), ctx.route);
   // Per-element errors travel inside the array, so the HTTP answer is 200 either way.
+  lastOnConnection(exchange);
   sendBytes(res, 200, 'application/json', result.body);
   // A batch of nothing but invalid elements is the client's mistake, not an upstream failure.
   const outcome = result.forwarded

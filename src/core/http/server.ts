@@ -98,6 +98,7 @@ export class ProxyServer {
       maxBatchSize: server.maxBatchSize,
       accessLog: options.accessLog ?? false,
       counts: new Float64Array(REQUEST_OUTCOMES.length),
+      drain: { active: false },
     };
     this.#server = createServer(
       { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
@@ -204,6 +205,7 @@ export class ProxyServer {
 
   async #close(drainMs: number): Promise<void> {
     if (this.#rankTimer) clearInterval(this.#rankTimer);
+    this.#handler.drain.active = true;
     const server = this.#server;
     let closed = false;
     const allClosed = new Promise<void>((resolve) =>
@@ -272,6 +274,8 @@ export class ProxyServer {
 
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
+    // While draining, answers say `Connection: close` so clients stop reusing the connection.
+    if (this.#handler.drain.active) res.shouldKeepAlive = false;
     if (path === '/send-request' || path === '/') {
       if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');
       return handleProxy(req, res, this.#handler);

@@ -4,7 +4,17 @@
  * reset is not undone by the server's next flush) and stops two servers from sharing one
  * usage file. A lock whose process is gone (kill -9) is stale and ignored.
  */
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { StartupError } from '../errors.js';
 
 /** What the lock file says. */
@@ -61,22 +71,64 @@ function inUse(quotasPath: string, holder: ServerLock): StartupError {
 export function acquireServerLock(quotasPath: string, adminPort: number | null): void {
   const path = lockPathOf(quotasPath);
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify({ pid: process.pid, adminPort }));
+  const content = JSON.stringify({ pid: process.pid, adminPort });
+  writeFileSync(temp, content);
   try {
     for (let attempt = 0; ; attempt++) {
-      try {
-        linkSync(temp, path);
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw err;
-      }
+      if (claim(temp, path, content)) return;
       const holder = readServerLock(quotasPath);
       if (holder) throw inUse(quotasPath, holder);
+      if (attempt >= 3) {
+        throw new StartupError(
+          `cannot claim ${path}: it keeps reappearing while other processes start`,
+          'start one cascade server per quotas file at a time, or remove a lock no process owns',
+        );
+      }
       moveAsideStale(path);
     }
   } finally {
     rmSync(temp, { force: true });
   }
+}
+
+/** Codes of file systems that cannot make hard links (exFAT, some network and FUSE mounts). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
+
+/**
+ * Puts the lock in place unless one exists: false when it does. Where hard links are not
+ * supported, an exclusive create (`wx`) does the same job, with the content written right after.
+ */
+function claim(temp: string, path: string, content: string): boolean {
+  try {
+    linkSync(temp, path);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code === undefined || !NO_HARD_LINKS.has(code)) throw lockError(path, err);
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw lockError(path, err);
+  }
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function lockError(path: string, err: unknown): StartupError {
+  const cause = err as NodeJS.ErrnoException;
+  return new StartupError(
+    `cannot create the lock ${path}: ${cause.code ?? cause.message}`,
+    "the quotas file's directory must exist and be writable by this user",
+  );
 }
 
 /** Moves a stale (or unreadable) lock out of the way; a no-op if another process already did. */
