@@ -1,13 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
 import { startHarness, type Harness } from '../support/proxy-harness.js';
+import { closeUpstreams, pointAt, startUpstream } from '../support/upstreams.js';
 
 let harness: Harness | undefined;
-const extraServers: Server[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
-  await Promise.all(extraServers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+  await closeUpstreams();
 });
 
 /** Whether some object in a (valid) JSON text repeats a member name. */
@@ -65,8 +64,8 @@ function hasDuplicateKeys(text: string): boolean {
  * An upstream with a strict parser, like serde_json-based nodes (agave's jsonrpc-core): invalid
  * UTF-8 or a repeated field makes the whole body a -32700 parse error (one object, HTTP 200).
  */
-async function strictUpstream(seen: string[]): Promise<string> {
-  const server = createServer((req, res) => {
+function strictUpstream(seen: string[]): Promise<string> {
+  return startUpstream((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -92,18 +91,12 @@ async function strictUpstream(seen: string[]): Promise<string> {
       res.end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
     });
   });
-  extraServers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
 /** A harness whose only node points at `url`. */
 async function harnessOn(url: string): Promise<Harness> {
   const h = await startHarness([{ name: 'strict', tier: 0 }]);
-  h.server.reload({
-    ...h.server.config,
-    nodes: h.server.nodes().map((n) => ({ ...n, url, redactedUrl: url })),
-  });
+  pointAt(h, 'strict', url);
   return h;
 }
 
@@ -156,7 +149,7 @@ describe('sub-batches cut from the client bytes', () => {
   });
 
   it('an answer repeating its "id" member reaches the client with one id, the client\'s', async () => {
-    const server = createServer((req, res) => {
+    const url = await startUpstream((req, res) => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -165,9 +158,7 @@ describe('sub-batches cut from the client bytes', () => {
         );
       });
     });
-    extraServers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    harness = await harnessOn(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
+    harness = await harnessOn(url);
     const { text } = await postRaw(
       harness,
       Buffer.from(

@@ -1,16 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
 import { createPublicClient, http } from 'viem';
 import { mainnet } from 'viem/chains';
 import { JsonRpcProvider } from 'ethers';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
+import { closeUpstreams, pointAt, startUpstream } from '../support/upstreams.js';
 
 let harness: Harness | undefined;
-const extraServers: Server[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
-  await Promise.all(extraServers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+  await closeUpstreams();
 });
 
 type Answer = { id: unknown; result?: unknown; error?: { code: number; message: string } };
@@ -27,10 +26,10 @@ async function postBatch(
  * A hand-written upstream for answers the mocks don't give: `answer(elements)` returns the JSON
  * array to send for a batch (or anything else).
  */
-async function customUpstream(
+function customUpstream(
   answer: (elements: Array<{ id?: unknown; method: string }>) => unknown,
 ): Promise<string> {
-  const server = createServer((req, res) => {
+  return startUpstream((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -44,9 +43,6 @@ async function customUpstream(
       res.end(JSON.stringify(Array.isArray(parsed) ? body : (body as unknown[])[0]));
     });
   });
-  extraServers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
 const ok = (e: { id?: unknown }) => ({ jsonrpc: '2.0', id: e.id, result: 'custom' });
@@ -185,12 +181,7 @@ describe('JSON-RPC batches', () => {
       ],
       {},
     );
-    harness.server.reload({
-      ...harness.server.config,
-      nodes: harness.server
-        .nodes()
-        .map((n) => (n.name === 'custom' ? { ...n, url, redactedUrl: url } : n)),
-    });
+    pointAt(harness, 'custom', url);
     const { answers } = await postBatch(harness, [
       rpc('getSlot', 1),
       rpc('getBlockHeight', 2),
@@ -210,12 +201,7 @@ describe('JSON-RPC batches', () => {
       { name: 'custom', tier: 0 },
       { name: 'mock', tier: 1 },
     ]);
-    harness.server.reload({
-      ...harness.server.config,
-      nodes: harness.server
-        .nodes()
-        .map((n) => (n.name === 'custom' ? { ...n, url, redactedUrl: url } : n)),
-    });
+    pointAt(harness, 'custom', url);
     const { answers } = await postBatch(harness, [rpc('getSlot', 1), rpc('getBlockHeight', 2)]);
     expect(answers[0]!.result).toBe('custom');
     expect(answers[1]!.result).toBeDefined();
@@ -228,7 +214,7 @@ describe('JSON-RPC batches', () => {
   it("keeps numbers beyond 2^53 and the client's spelling intact both ways", async () => {
     // Lamport amounts and supplies exceed 2^53; a parse/re-serialise round trip would change them.
     const seen: string[] = [];
-    const server = createServer((req, res) => {
+    const url = await startUpstream((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -240,14 +226,8 @@ describe('JSON-RPC batches', () => {
         );
       });
     });
-    extraServers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     harness = await startHarness([{ name: 'exact', tier: 0 }]);
-    harness.server.reload({
-      ...harness.server.config,
-      nodes: harness.server.nodes().map((n) => ({ ...n, url, redactedUrl: url })),
-    });
+    pointAt(harness, 'exact', url);
     const body =
       '[{"jsonrpc":"2.0","id":9007199254740993,"method":"getSupply","params":[{"minContextSlot":9007199254740995}]},\n' +
       ' {"jsonrpc":"2.0","method":"getBalance","params":["x",{"minContextSlot":1.0}],"id":"b\\u0031"}]';

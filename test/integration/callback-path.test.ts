@@ -1,31 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
+import { closeUpstreams, pointAt, startUpstream as upstream } from '../support/upstreams.js';
 
 let harness: Harness | undefined;
-const servers: Server[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await closeUpstreams();
 });
-
-async function upstream(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  const server = createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-function pointAt(h: Harness, name: string, url: string): void {
-  h.server.reload({
-    ...h.server.config,
-    nodes: h.server.nodes().map((n) => (n.name === name ? { ...n, url, redactedUrl: url } : n)),
-  });
-}
 
 function attempts(text: string, node: string, outcome: string): number {
   const match = new RegExp(

@@ -1,29 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { pino } from 'pino';
 import { startAdminServer, type AdminServer } from '../../src/core/http/admin-server.js';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
+import { closeUpstreams, pointAt, startUpstream } from '../support/upstreams.js';
 
 let harness: Harness | undefined;
 let admin: AdminServer | undefined;
-const servers: Server[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
   await admin?.close();
   admin = undefined;
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await closeUpstreams();
 });
-
-function pointAt(h: Harness, name: string, url: string): void {
-  h.server.reload({
-    ...h.server.config,
-    nodes: h.server.nodes().map((n) => (n.name === name ? { ...n, url, redactedUrl: url } : n)),
-  });
-}
 
 describe('hostile and unlucky requests', () => {
   it('answers a batch element nested too deep to re-serialise with -32600, leaking no permit', async () => {
@@ -45,17 +35,15 @@ describe('hostile and unlucky requests', () => {
   });
 
   it('frees the permit at once when the client left before a streamed answer arrived', async () => {
-    const upstream = createServer((req, res) => {
+    const url = await startUpstream((req, res) => {
       req.resume();
       setTimeout(() => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(`{"jsonrpc":"2.0","id":1,"result":"${'x'.repeat(300 * 1024)}"}`);
       }, 300);
     });
-    servers.push(upstream);
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     harness = await startHarness([{ name: 'n', maxConcurrent: 1 }]);
-    pointAt(harness, 'n', `http://127.0.0.1:${(upstream.address() as { port: number }).port}`);
+    pointAt(harness, 'n', url);
     const req = httpRequest(harness.url, { method: 'POST' });
     req.on('error', () => undefined);
     req.end(JSON.stringify(rpc('getProgramAccounts')));

@@ -1,36 +1,23 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import { request as httpRequest, type ServerResponse } from 'node:http';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
+import { closeUpstreams, pointAt, startUpstream } from '../support/upstreams.js';
 
 let harness: Harness | undefined;
-const servers: Server[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await closeUpstreams();
 });
 
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
-/** An upstream whose handler the test writes; returns its URL. */
-async function upstream(handler: (res: ServerResponse) => void): Promise<string> {
-  const server = createServer((req, res) => {
+/** An upstream that answers through `handler` once the request body is in; returns its URL. */
+function upstream(handler: (res: ServerResponse) => void): Promise<string> {
+  return startUpstream((req, res) => {
     req.resume();
     req.on('end', () => handler(res));
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-function pointAt(h: Harness, name: string, url: string): void {
-  h.server.reload({
-    ...h.server.config,
-    nodes: h.server.nodes().map((n) => (n.name === name ? { ...n, url, redactedUrl: url } : n)),
   });
 }
 
