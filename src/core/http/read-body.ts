@@ -6,9 +6,9 @@ import type { IncomingMessage } from 'node:http';
  * a body costs no closure.
  */
 export abstract class BodyReader {
+  /** The chunks so far; undefined once the read is settled. */
   chunks: Buffer[] | undefined = [];
   size = 0;
-  #done = false;
 
   constructor(readonly limit: number) {}
 
@@ -20,14 +20,9 @@ export abstract class BodyReader {
 
   /** Settles the read once; later data and end events are ignored. */
   settle(body: Buffer | undefined): void {
-    if (this.#done) return;
-    this.#done = true;
+    if (this.chunks === undefined) return;
     this.chunks = undefined;
     this.bodyRead(body);
-  }
-
-  get done(): boolean {
-    return this.#done;
   }
 }
 
@@ -36,16 +31,17 @@ type Reading = IncomingMessage & { bodyReader: BodyReader };
 
 function onData(this: Reading, chunk: Buffer): void {
   const reader = this.bodyReader;
-  if (reader.done) return;
+  const chunks = reader.chunks;
+  if (chunks === undefined) return;
   reader.size += chunk.length;
   if (reader.size > reader.limit) reader.settle(undefined);
-  else reader.chunks!.push(chunk);
+  else chunks.push(chunk);
 }
 
 function onEnd(this: Reading): void {
   const reader = this.bodyReader;
   const chunks = reader.chunks;
-  if (reader.done || chunks === undefined) return;
+  if (chunks === undefined) return;
   reader.settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, reader.size));
 }
 

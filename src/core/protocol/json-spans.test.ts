@@ -7,7 +7,13 @@ import {
   jsonWhitespace,
   serialiseJson,
 } from '../../../test/helpers/json-rpc-arbitraries.js';
-import { type Span, arrayElementSpans, memberValueSpan, spliceSpan } from './json-spans.js';
+import {
+  type Span,
+  arrayElementSpans,
+  memberValueSpan,
+  spliceSpan,
+  trimmedSpan,
+} from './json-spans.js';
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
 const cut = (bytes: Uint8Array, span: Span) =>
@@ -111,6 +117,17 @@ describe('arrayElementSpans', () => {
       { start: 3, end: 4 },
       { start: 7, end: 11 },
     ]);
+  });
+});
+
+describe('trimmedSpan', () => {
+  it.each<[string, Span]>([
+    [' \t\r\n{"id":1}\n', { start: 4, end: 12 }],
+    ['{"id":1}', { start: 0, end: 8 }],
+    ['   ', { start: 3, end: 3 }],
+    ['\u00a0{}', { start: 0, end: 4 }],
+  ])('trims only JSON whitespace around %j', (text, expected) => {
+    expect(trimmedSpan(utf8(text))).toEqual(expected);
   });
 });
 

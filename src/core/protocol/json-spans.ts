@@ -118,6 +118,14 @@ function onlySpaceUntil(bytes: Uint8Array, from: number, end: number): boolean {
   return skipSpace(bytes, from, end) === end;
 }
 
+/** The span of a whole text without the JSON whitespace around it. */
+export function trimmedSpan(bytes: Uint8Array): Span {
+  const start = skipSpace(bytes, 0, bytes.length);
+  let end = bytes.length;
+  while (end > start && isJsonSpace(bytes[end - 1])) end--;
+  return { start, end };
+}
+
 /** Spans of the top-level elements of a JSON array text, in order (whitespace around each element excluded); undefined when the text's top-level value is not an array. */
 export function arrayElementSpans(bytes: Uint8Array): Span[] | undefined {
   const end = bytes.length;

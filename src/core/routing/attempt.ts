@@ -29,13 +29,7 @@ export const classifySingle: AnswerClassifier = (status, body) =>
 
 /** The result of one attempt the router has to act on. */
 export type AttemptResult =
-  | {
-      readonly kind: 'done';
-      readonly verdict: Verdict;
-      readonly response: AttemptResponse;
-      /** The clock when the attempt ended (callers reuse it instead of reading again). */
-      readonly endedAt: number;
-    }
+  | { readonly kind: 'done'; readonly verdict: Verdict; readonly response: AttemptResponse }
   /** The request budget ran out while waiting: nothing is classified or penalized. */
   | { readonly kind: 'abandoned' };
 
@@ -185,13 +179,8 @@ class PromisedFlight implements AttemptFlight, AttemptSink {
     private readonly reject: (err: unknown) => void,
   ) {}
 
-  attemptDone(
-    verdict: Verdict | undefined,
-    response: AttemptResponse,
-    _node: UpstreamNode,
-    endedAt: number,
-  ): void {
-    this.resolve(verdict === undefined ? ABANDONED : { kind: 'done', verdict, response, endedAt });
+  attemptDone(verdict: Verdict | undefined, response: AttemptResponse): void {
+    this.resolve(verdict === undefined ? ABANDONED : { kind: 'done', verdict, response });
   }
 
   attemptFailed(err: unknown): void {

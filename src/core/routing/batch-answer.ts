@@ -14,6 +14,7 @@ import {
   arrayElementSpans,
   memberValueSpan,
   spliceSpan,
+  trimmedSpan,
   type Span,
 } from '../protocol/json-spans.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
@@ -83,19 +84,6 @@ function rawWithClientId(body: Buffer, span: Span | undefined, idJson: string): 
   return spliceSpan(body, span, idSpan, idJson).toString('utf8');
 }
 
-/** The span of a whole text without its surrounding whitespace. */
-function trimmed(body: Buffer): Span {
-  let start = 0;
-  let end = body.length;
-  while (start < end && isSpace(body[start]!)) start++;
-  while (end > start && isSpace(body[end - 1]!)) end--;
-  return { start, end };
-}
-
-function isSpace(byte: number): boolean {
-  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
-}
-
 /** An answer object re-labelled with the client's id. */
 function withClientId(answer: Record<string, unknown>, idJson: string): string | undefined {
   // The client's id goes back as the exact JSON text it was read as; undefined when the
@@ -146,7 +134,8 @@ function readSingle(status: number, body: Buffer, progress: ElementProgress): Ve
     const error = { code: -32000, message: `Upstream answered HTTP ${status}` };
     progress.answer = withClientId({ jsonrpc: '2.0', error }, idJson);
   } else {
-    progress.answer = rawWithClientId(body, trimmed(body), idJson) ?? withClientId(parsed, idJson);
+    progress.answer =
+      rawWithClientId(body, trimmedSpan(body), idJson) ?? withClientId(parsed, idJson);
     if (progress.answer === undefined) return INVALID;
   }
   progress.done = true;

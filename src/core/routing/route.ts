@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { UNPRICED } from '../config/types.js';
 import { priceOf } from '../config/price-list.js';
 import { SkipReason, type ProxyMetrics } from '../metrics.js';
-import type { ForwardHeaders } from '../node/http-transport.js';
+import type { AttemptResponse, ForwardHeaders } from '../node/http-transport.js';
 import { UpstreamNode } from '../node/upstream-node.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
@@ -25,7 +25,6 @@ import {
   type AttemptFlight,
   type AttemptSink,
 } from './attempt.js';
-import type { AttemptResponse } from '../node/http-transport.js';
 import type { Verdict } from './classify.js';
 import type { RoutingTable } from './routing-table.js';
 
@@ -257,21 +256,19 @@ function nextRound(state: RequestRouting): void {
 }
 
 function afterRound(state: RequestRouting, next: RoundEnd): void {
-  if (next === 'again') {
-    try {
-      nextRound(state);
-    } catch (err) {
-      state.listener.failed(err);
-    }
-  } else if (next instanceof UpstreamNode) {
-    state.afterWait = true;
-    try {
-      dial(next, state);
-    } catch (err) {
-      state.listener.failed(err);
-    }
-  } else {
+  if (!(next === 'again' || next instanceof UpstreamNode)) {
     state.listener.routed(next);
+    return;
+  }
+  try {
+    if (next === 'again') {
+      nextRound(state);
+    } else {
+      state.afterWait = true;
+      dial(next, state);
+    }
+  } catch (err) {
+    state.listener.failed(err);
   }
 }
 
@@ -301,7 +298,8 @@ async function waitForPermit(
     ctx.metrics.sleepQueue(-1);
   }
   if (!granted) return state.timeout();
-  if (ctx.clock.now() >= state.deadline) {
+  state.now = ctx.clock.now();
+  if (state.now >= state.deadline) {
     // Granted as the budget ran out: an attempt now could only be booked, never answered.
     node.permits.release();
     return state.timeout();
@@ -316,7 +314,6 @@ async function waitForPermit(
     node.permits.release();
     return 'again';
   }
-  state.now = ctx.clock.now();
   const wait = node.takeToken(state.now);
   if (wait > 0) {
     node.permits.release();
