@@ -9,75 +9,19 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { BigAnswerUpstream, fetchLength } from '../src/bench/big-answer.js';
 import { peakRssBytes } from './hotpath-proc.js';
 
 const REPO_ROOT = path.resolve('.');
-const CHUNK = Buffer.alloc(64 * 1024, 'a');
-const ASK = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getProgramAccounts', params: ['x'] });
 const WARM_UP_REQUESTS = 50;
-
-/** An upstream answering `size()` bytes of result-first JSON, remembering when it finished. */
-class BigUpstream {
-  size = 4096;
-  lastByteAt = 0;
-  readonly server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const head = Buffer.from('{"jsonrpc":"2.0","id":1,"result":"');
-      const tail = Buffer.from('"}');
-      let left = this.size - head.length - tail.length;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write(head);
-      const pump = (): void => {
-        while (left > 0) {
-          const part = left >= CHUNK.length ? CHUNK : CHUNK.subarray(0, left);
-          left -= part.length;
-          if (!res.write(part)) return void res.once('drain', pump);
-        }
-        res.end(tail, () => (this.lastByteAt = performance.now()));
-      };
-      pump();
-    });
-  });
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
-  }
-}
 
 function peakRss(pid: number): number {
   const bytes = peakRssBytes(pid);
   if (bytes === undefined) throw new Error(`no VmHWM for pid ${pid} (Linux /proc needed)`);
   return bytes;
-}
-
-/** POSTs the request and counts the answer's bytes; notes when the first one arrived. */
-function fetchLength(
-  url: string,
-): Promise<{ status: number; length: number; firstByteAt: number }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      url,
-      { method: 'POST', headers: { 'content-type': 'application/json' } },
-      (res) => {
-        let length = 0;
-        let firstByteAt = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (length === 0) firstByteAt = performance.now();
-          length += chunk.length;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, length, firstByteAt }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(ASK);
-  });
 }
 
 /** Starts `cascade serve` with one node; resolves with the process and its URL. */
@@ -121,7 +65,11 @@ interface Row {
   readonly total_ms: number;
 }
 
-async function measure(sizeMiB: number, upstream: BigUpstream, upstreamUrl: string): Promise<Row> {
+async function measure(
+  sizeMiB: number,
+  upstream: BigAnswerUpstream,
+  upstreamUrl: string,
+): Promise<Row> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cascade-big-answer-'));
   const { child, url } = await startProxy(dir, upstreamUrl);
   try {
@@ -159,14 +107,13 @@ async function main(): Promise<void> {
   if (sizes.some((n) => !Number.isFinite(n) || n <= 0 || n > 500)) {
     throw new RangeError(`--sizes ${values.sizes}: MiB between 1 and 500, comma-separated`);
   }
-  const upstream = new BigUpstream();
+  const upstream = new BigAnswerUpstream();
   const upstreamUrl = await upstream.listen();
   const rows: Row[] = [];
   try {
     for (const size of sizes) rows.push(await measure(size, upstream, upstreamUrl));
   } finally {
-    upstream.server.closeAllConnections();
-    upstream.server.close();
+    await upstream.close();
   }
   const machine = `${os.availableParallelism()} × ${os.cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`;
   const md = [

@@ -4,17 +4,8 @@
  * process-lifetime, so each proxy is started fresh for a scenario that reports it) and the
  * children of a process (nginx's worker). Off Linux every reading is undefined.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-
-function clockTicks(): number {
-  try {
-    const value = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-    return Number.isFinite(value) && value > 0 ? value : 100;
-  } catch {
-    return 100;
-  }
-}
+import { clockTicks, readProcess } from '../src/bench/process-stats.js';
 
 /** Clock ticks per second of /proc/<pid>/stat times. */
 export const CLK_TCK = clockTicks();
@@ -31,43 +22,32 @@ function statFields(pid: number): string[] | undefined {
 
 /** CPU seconds (user + system) a process has used so far. */
 export function cpuSeconds(pid: number): number | undefined {
-  const fields = statFields(pid);
-  if (!fields) return undefined;
-  // utime and stime are fields 14 and 15 of stat; fields[0] here is field 3 (state).
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
-
-/** Sum of cpuSeconds over pids; undefined when any is unreadable. */
-export function cpuSecondsOf(pids: readonly number[]): number | undefined {
-  let total = 0;
-  for (const pid of pids) {
-    const seconds = cpuSeconds(pid);
-    if (seconds === undefined) return undefined;
-    total += seconds;
-  }
-  return total;
+  const reading = readProcess(pid);
+  return reading && reading.cpuMicros / 1e6;
 }
 
 /** Peak resident set (VmHWM) of a process in bytes. */
 export function peakRssBytes(pid: number): number | undefined {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
+  const reading = readProcess(pid);
+  return reading && reading.peakRssKiB * 1024;
 }
 
-/** Sum of peakRssBytes over pids; undefined when any is unreadable. */
-export function peakRssOf(pids: readonly number[]): number | undefined {
+/** The sum of `read` over pids; undefined when any is unreadable. */
+function sumOver(pids: readonly number[], read: (pid: number) => number | undefined) {
   let total = 0;
   for (const pid of pids) {
-    const bytes = peakRssBytes(pid);
-    if (bytes === undefined) return undefined;
-    total += bytes;
+    const value = read(pid);
+    if (value === undefined) return undefined;
+    total += value;
   }
   return total;
 }
+
+/** Sum of cpuSeconds over pids; undefined when any is unreadable. */
+export const cpuSecondsOf = (pids: readonly number[]) => sumOver(pids, cpuSeconds);
+
+/** Sum of peakRssBytes over pids; undefined when any is unreadable. */
+export const peakRssOf = (pids: readonly number[]) => sumOver(pids, peakRssBytes);
 
 /** The pids whose parent is `pid`. */
 export function childrenOf(pid: number): number[] {
