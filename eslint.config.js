@@ -2,13 +2,19 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Harnesses under benchmarks/ are not shipped in dist, so nothing in src/ may import them. */
+const NO_BENCHMARKS = {
+  group: ['**/benchmarks/**'],
+  message: 'src/ never imports benchmarks/ (not part of the package).',
+};
+
 /** Import rules from docs/architecture: one-way dependencies between the folders of src/. */
 const restrict = (patterns) => ({
-  'no-restricted-imports': ['error', { patterns }],
+  'no-restricted-imports': ['error', { patterns: [...patterns, NO_BENCHMARKS] }],
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-scripts/**', 'node_modules/**', 'coverage/**', 'results/**'] },
+  { ignores: ['dist/**', 'dist-benchmarks/**', 'node_modules/**', 'coverage/**', 'results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { throughputOf } from './load-runner.js';
 import { nearestRank } from './oha-text.js';
-import { cpuTicksOf, statusKiB } from './process-stats.js';
+import { busyTicksOf, cpuTicksOf, statusKiB } from './process-stats.js';
 import { redactUrl } from './redact-url.js';
 import { methodOf } from './tls-amortization.js';
 
@@ -39,6 +39,12 @@ describe('/proc parsing', () => {
 
   it('reads a kB field of /proc/<pid>/status', () => {
     expect(statusKiB('Name:\tnode\nVmHWM:\t  123456 kB\nVmRSS:\t 1000 kB\n', 'VmHWM')).toBe(123456);
+  });
+
+  it('counts steal as busy CPU time, and guest time only once (it is inside user)', () => {
+    // user nice system idle iowait irq softirq steal guest guest_nice
+    expect(busyTicksOf('cpu1 100 2 30 5000 40 5 6 7 50 1')).toBe(100 + 2 + 30 + 5 + 6 + 7);
+    expect(busyTicksOf('cpu  100 0 30 5000 40 0 6')).toBe(136);
   });
 });
 

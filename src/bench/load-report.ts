@@ -7,7 +7,7 @@ import type { LatencySummary, PercentilePoint } from './latency-histogram.js';
 import { throughputOf, type LoadRun } from './load-runner.js';
 import type { MachineInfo } from './machine.js';
 import type { ProcessReading } from './process-stats.js';
-import { perNode, samplesOf } from './prometheus-text.js';
+import { perNode, samplesOf, type Exposition } from './prometheus-text.js';
 
 /** A node as the bench planned it (limits after scaling). */
 export interface PlannedNode {
@@ -98,15 +98,15 @@ export interface LoadMeasurements {
   readonly machine: MachineInfo;
   readonly parameters: LoadParameters;
   readonly run: LoadRun;
-  readonly metricsBefore: string;
-  readonly metricsAfter: string;
+  readonly metricsBefore: Exposition;
+  readonly metricsAfter: Exposition;
   /** Known nodes (from the config the bench wrote); tiers of others come from /metrics. */
   readonly planned: readonly PlannedNode[];
   readonly proxyBefore: ProcessReading | undefined;
   readonly proxyAfter: ProcessReading | undefined;
   readonly mocksCpuMicros: number | undefined;
   readonly loadGeneratorCpuMicros: number;
-  /** User + system CPU of the whole machine during the run, µs. */
+  /** Busy CPU time of the whole machine during the run (steal included), µs. */
   readonly machineCpuMicros: number | undefined;
 }
 
@@ -120,7 +120,7 @@ function delta(before: Map<string, number>, after: Map<string, number>, node: st
 }
 
 /** Nodes in config order: the planned ones, then any others /metrics names (tier from its gauge). */
-function nodesOf(planned: readonly PlannedNode[], metrics: string): PlannedNode[] {
+function nodesOf(planned: readonly PlannedNode[], metrics: Exposition): PlannedNode[] {
   const nodes = [...planned];
   for (const { labels } of samplesOf(metrics, 'rpc_node_healthy')) {
     const name = labels.node;

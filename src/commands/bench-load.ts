@@ -13,14 +13,14 @@ import { throughputOf, type LoadOptions } from '../bench/load-runner.js';
 import { buildLoadReport, type LoadReport, type PlannedNode } from '../bench/load-report.js';
 import { loadResultFiles } from '../bench/load-files.js';
 import { redactUrl } from '../bench/redact-url.js';
+import { EMPTY_EXPOSITION } from '../bench/prometheus-text.js';
 import { resultJson, writeResultFiles } from '../bench/result-files.js';
+import { startMockProcess, type MockProcess } from '../mock/index.js';
 import { displayPath, withInterrupt } from './bench-flags.js';
 import {
   PACKAGE_ROOT,
   benchConfigToml,
-  startMockProcess,
   startProxyProcess,
-  type MockProcess,
   type ProxyProcess,
 } from './bench-processes.js';
 import { readings, scrapeOrEmpty, timedLoad, type Readings } from './bench-phases.js';
@@ -152,7 +152,7 @@ async function measure(
 ): Promise<LoadReport | undefined> {
   const load = { url: system.proxyUrl, body: plan.body, connections: plan.connections, signal };
   const { scale, calibrationRps } = await warmUp(plan, system, base?.nodes ?? [], load);
-  let metricsBefore = '';
+  let metricsBefore = EMPTY_EXPOSITION;
   let before: Readings | undefined;
   const run = await timedLoad(plan.scenario, {
     ...load,

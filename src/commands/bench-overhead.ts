@@ -13,6 +13,7 @@ import {
   type OverheadReport,
 } from '../bench/overhead.js';
 import { resultJson, writeResultFiles } from '../bench/result-files.js';
+import { startMockProcess } from '../mock/index.js';
 import {
   displayPath,
   jsonBody,
@@ -21,12 +22,7 @@ import {
   withInterrupt,
 } from './bench-flags.js';
 import { readings, timedLoad, type Readings } from './bench-phases.js';
-import {
-  PACKAGE_ROOT,
-  benchConfigToml,
-  startMockProcess,
-  startProxyProcess,
-} from './bench-processes.js';
+import { PACKAGE_ROOT, benchConfigToml, startProxyProcess } from './bench-processes.js';
 import { renderOverheadTable } from './bench-render.js';
 import type { CommandIo, ExitCode } from './io.js';
 

@@ -3,22 +3,23 @@
  * readings of the processes involved, and a /metrics scrape that degrades to a warning.
  */
 import { runLoad, type LoadOptions, type LoadRun } from '../bench/load-runner.js';
-import { readMachineCpu, readProcess, type ProcessReading } from '../bench/process-stats.js';
+import { readCpuBusy, readProcess, type ProcessReading } from '../bench/process-stats.js';
 import { progressBar } from '../bench/progress-bar.js';
-import { scrapeMetrics } from '../bench/prometheus-text.js';
+import { EMPTY_EXPOSITION, scrapeMetrics, type Exposition } from '../bench/prometheus-text.js';
 import { redactUrl } from '../bench/redact-url.js';
-import type { MockProcess, ProxyProcess } from './bench-processes.js';
+import type { MockProcess } from '../mock/index.js';
+import type { ProxyProcess } from './bench-processes.js';
 import type { CommandIo } from './io.js';
 
-/** GET <proxy>/metrics, or '' (and a warning) when it cannot be read. */
-export async function scrapeOrEmpty(url: string, io: CommandIo): Promise<string> {
+/** GET <proxy>/metrics, or nothing (and a warning) when it cannot be read or parsed. */
+export async function scrapeOrEmpty(url: string, io: CommandIo): Promise<Exposition> {
   try {
     return await scrapeMetrics(`${url.replace(/\/+$/, '')}/metrics`);
   } catch (err) {
     io.err(
       `warning: cannot read ${redactUrl(url)}/metrics (${(err as Error).message}); no per-node figures`,
     );
-    return '';
+    return EMPTY_EXPOSITION;
   }
 }
 
@@ -38,7 +39,7 @@ export interface Readings {
   readonly proxy: ProcessReading | undefined;
   readonly mocksCpu: number | undefined;
   readonly ownCpu: number;
-  /** CPU time of the whole machine (user + system), to tell how busy the rest of it was. */
+  /** Busy CPU time of the whole machine (readCpuBusy), to tell how busy the rest of it was. */
   readonly machineCpu: number | undefined;
 }
 
@@ -52,6 +53,6 @@ export async function readings(system: {
     proxy: system.proxy ? readProcess(system.proxy.pid) : undefined,
     mocksCpu: system.mocks ? await system.mocks.cpuMicros() : undefined,
     ownCpu: own.user + own.system,
-    machineCpu: readMachineCpu(),
+    machineCpu: readCpuBusy(),
   };
 }

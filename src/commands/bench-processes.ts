@@ -1,22 +1,19 @@
 /**
- * The processes a bench starts besides itself: the proxy as `node dist/cli.js serve` with a
- * temporary config (so its CPU and memory can be read from /proc, and NODE_EXTRA_CA_CERTS can
- * make its upstream pool trust a mock's self-signed certificate), and the mock nodes in a
- * forked child. Both are stopped by `close()`, which never throws.
+ * The proxy a bench starts besides itself: `node dist/cli.js serve` with a temporary config
+ * (so its CPU and memory can be read from /proc, and NODE_EXTRA_CA_CERTS can make its upstream
+ * pool trust a mock's self-signed certificate), stopped by `close()`, which never throws. The
+ * mock nodes run in a child of their own too: startMockProcess in src/mock.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StartupError } from '../core/index.js';
-import type { MockNodeOptions } from '../mock/index.js';
-import type { MockChildMessage } from './bench-mock-child.js';
+import { stopChild } from '../mock/index.js';
 
 const CLI_PATH = fileURLToPath(new URL('../cli.js', import.meta.url));
-const MOCK_CHILD_PATH = fileURLToPath(new URL('./bench-mock-child.js', import.meta.url));
 const START_TIMEOUT_MS = 20_000;
-const STOP_TIMEOUT_MS = 5_000;
 const KEPT_LOG_LINES = 40;
 
 /** The package root (config/ lives there). */
@@ -61,18 +58,6 @@ export interface ProxyProcess {
   /** Rewrites the config and sends SIGHUP; resolves once serve logs the reload. */
   reload(configToml: string): Promise<void>;
   close(): Promise<void>;
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 /** The log of a child: a tail for error messages, and waiting for a line. */
@@ -195,59 +180,6 @@ export async function startProxyProcess(
         child.kill('SIGHUP');
         const result = await outcome;
         if (result !== 'ok') throw new StartupError(`bench proxy: ${result}`);
-      },
-      close,
-    };
-  } catch (err) {
-    await close();
-    throw err;
-  }
-}
-
-/** A running mock-node child. */
-export interface MockProcess {
-  readonly nodes: ReadonlyArray<{ name: string; url: string }>;
-  /** CPU time the child has used so far, µs. */
-  cpuMicros(): Promise<number>;
-  close(): Promise<void>;
-}
-
-/** Forks the mock-node child and waits for its nodes' URLs. */
-export async function startMockProcess(options: readonly MockNodeOptions[]): Promise<MockProcess> {
-  const child = fork(MOCK_CHILD_PATH, [JSON.stringify(options)], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const next = <T extends MockChildMessage['type']>(type: T) =>
-    new Promise<Extract<MockChildMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (message: MockChildMessage) => {
-        if (message.type === 'failed')
-          finish(new StartupError(`bench mock nodes: ${message.message}`));
-        else if (message.type === type)
-          finish(undefined, message as Extract<MockChildMessage, { type: T }>);
-      };
-      const onExit = (code: number | null) =>
-        finish(new StartupError(`bench mock-node process exited (${code})`));
-      function finish(err?: Error, message?: Extract<MockChildMessage, { type: T }>) {
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        if (err) reject(err);
-        else resolve(message!);
-      }
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
-  const close = async () => {
-    if (child.connected) child.disconnect();
-    await stopChild(child);
-  };
-  try {
-    const ready = await next('ready');
-    return {
-      nodes: ready.nodes,
-      async cpuMicros() {
-        const reply = next('cpu');
-        child.send('cpu');
-        return (await reply).micros;
       },
       close,
     };

@@ -7,3 +7,4 @@ export { MOCK_FAULT_KINDS } from './types.js';
 export { DEFAULT_BEHAVIOUR, MAX_RESPONSE_BYTES } from './behaviour.js';
 export { MOCK_METHODS } from './rpc-responder.js';
 export { startMockNode, startMockNodes } from './mock-node.js';
+export { startMockProcess, stopChild, type MockProcess, type StopOptions } from './mock-process.js';

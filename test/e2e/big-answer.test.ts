@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { BigAnswerUpstream, fetchLength } from '../../src/bench/big-answer.js';
+import { BigAnswerUpstream, fetchLength } from '../../benchmarks/big-answer.js';
 import { readProcess } from '../../src/bench/process-stats.js';
 import { REPO_ROOT } from '../helpers/run-cli.js';
 import { startCli } from '../support/cli-process.js';

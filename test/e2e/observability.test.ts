@@ -10,7 +10,7 @@ import { startMockNodes, type MockNode } from '../../src/mock/index.js';
 import { assertBuilt, runCli } from '../helpers/run-cli.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { startCli, type CliProcess } from '../support/cli-process.js';
-import { parseExposition, samplesOf, valueOf } from '../support/prometheus-text.js';
+import { parseExposition, samplesOf, valueOf } from '../../src/bench/prometheus-text.js';
 import { freePort } from '../support/free-port.js';
 
 const API_KEY = 'sk_fake_7Hq2ZxVb91LmN0pQ';

@@ -10,7 +10,7 @@ import {
   substitute,
   variableRefs,
 } from '../support/dashboard.js';
-import { parseExposition, type Exposition } from '../support/prometheus-text.js';
+import { parseExposition, type Exposition } from '../../src/bench/prometheus-text.js';
 import { startHarness, type Harness } from '../support/proxy-harness.js';
 
 /** Labels Prometheus attaches to every scraped series (target labels). */

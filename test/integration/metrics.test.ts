@@ -11,7 +11,7 @@ import {
   samplesOf,
   valueOf,
   type Exposition,
-} from '../support/prometheus-text.js';
+} from '../../src/bench/prometheus-text.js';
 import { rpc, startHarness, type Harness, type TestNode } from '../support/proxy-harness.js';
 
 let harness: Harness | undefined;

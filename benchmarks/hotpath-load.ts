@@ -1,16 +1,16 @@
 /**
  * Load generators of the hot-path benchmark. Closed-loop load (fixed connections, as fast as
  * answers come) runs on wrk when it is installed — C, one thread, µs percentiles — else on
- * autocannon (ms-resolution percentiles). Fixed-rate load runs on LoadClient, a small open-loop
+ * autocannon (through src/bench/load-runner.ts). Fixed-rate load runs on LoadClient, a small open-loop
  * client built on undici's callback API with µs HDR histograms; its closed loop stands in
  * for wrk's one-connection run when wrk is missing.
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
 import { Pool, type Dispatcher } from 'undici';
+import { runLoad } from '../src/bench/load-runner.js';
 
 /** What one load run measured; latencies in µs. */
 export interface LoadResult {
@@ -102,29 +102,21 @@ export function runWrk(spec: LoadSpec, script: string): Promise<LoadResult> {
   });
 }
 
-/** Closed-loop load with autocannon (in this process); percentiles have 1 ms resolution. */
+/** Closed-loop load with autocannon (in this process, through runLoad of `cascade bench`). */
 export async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
-  const result = await autocannon({
-    url: spec.url,
-    connections: spec.connections,
-    duration: spec.durationS,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: spec.body,
-    timeout: 10,
-  });
-  const ms = (value: number): number => value * 1000;
+  const run = await runLoad({ ...spec, timeoutS: 10 });
+  const us = (percentile: number): number => run.latency.at(percentile) * 1000;
   return {
     tool: 'autocannon',
     connections: spec.connections,
     durationS: spec.durationS,
-    requests: result.requests.total,
-    rps: result.requests.total / spec.durationS,
-    p50Us: ms(result.latency.p50),
-    p90Us: ms(result.latency.p90),
-    p99Us: ms(result.latency.p99),
-    maxUs: ms(result.latency.max),
-    errors: result.errors + result.timeouts + result.non2xx,
+    requests: run.responses,
+    rps: run.responses / spec.durationS,
+    p50Us: us(50),
+    p90Us: us(90),
+    p99Us: us(99),
+    maxUs: us(100),
+    errors: run.errors + run.non2xx,
   };
 }
 

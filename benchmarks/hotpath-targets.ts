@@ -10,7 +10,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parse, stringify, type TomlTable } from 'smol-toml';
-import { childrenOf } from './hotpath-proc.js';
+import { childrenOf } from '../src/bench/process-stats.js';
+import { stopChild } from '../src/mock/index.js';
 
 /** Something load can be aimed at. */
 export interface Target {
@@ -74,35 +75,31 @@ function firstLine<T>(
   });
 }
 
-/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
-function stopChild(child: ChildProcess, graceMs = 5000, signal: NodeJS.Signals = 'SIGTERM') {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  return exited.finally(() => clearTimeout(timer));
-}
-
 async function started(child: ChildProcess, url: Promise<string>): Promise<Target> {
   const spawnedAt = performance.now();
   try {
     const resolved = await url;
     return { url: resolved, spawnedAt, pids: () => [child.pid!], stop: () => stopChild(child) };
   } catch (err) {
-    await stopChild(child, 1000, 'SIGKILL');
+    await stopChild(child, { signal: 'SIGKILL', graceMs: 1000 });
     throw err;
   }
 }
 
+/** Where `npm run bench:hotpath` builds the reference proxy (tsconfig.benchmarks.json). */
+export const REFERENCE_PROXY = 'dist-benchmarks/benchmarks/reference-proxy.js';
+
 /**
- * Copies dist/ (and package.json) into `tmpDir`, with node_modules linked, so a rebuild of the
- * shared workspace in the middle of a run cannot change what is measured. Returns the root
- * to run from.
+ * Copies dist/ and dist-benchmarks/ (and package.json) into `tmpDir`, with node_modules
+ * linked, so a rebuild of the shared workspace in the middle of a run cannot change what is
+ * measured. Returns the root to run from.
  */
 export function snapshotDist(repoRoot: string, tmpDir: string): string {
   const root = path.join(tmpDir, 'run');
   mkdirSync(root, { recursive: true });
-  cpSync(path.join(repoRoot, 'dist'), path.join(root, 'dist'), { recursive: true });
+  for (const dir of ['dist', 'dist-benchmarks']) {
+    cpSync(path.join(repoRoot, dir), path.join(root, dir), { recursive: true });
+  }
   copyFileSync(path.join(repoRoot, 'package.json'), path.join(root, 'package.json'));
   symlinkSync(path.join(repoRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir');
   return root;
@@ -113,13 +110,13 @@ export function directTarget(url: string): Target {
   return { url, spawnedAt: performance.now(), pids: () => [], stop: () => Promise.resolve() };
 }
 
-/** `node [nodeArgs] dist/bench/reference-proxy.js` round-robin over `upstreams`. */
+/** `node [nodeArgs] dist-benchmarks/benchmarks/reference-proxy.js` round-robin over `upstreams`. */
 export function startReference(
   setup: TargetSetup,
   upstreams: readonly string[],
   nodeArgs: readonly string[] = [],
 ): Promise<Target> {
-  const script = path.join(setup.runRoot, 'dist/bench/reference-proxy.js');
+  const script = path.join(setup.runRoot, REFERENCE_PROXY);
   const args = [
     ...nodeArgs,
     script,
@@ -286,7 +283,7 @@ export async function startNginx(
   try {
     await waitForPort(port, child);
   } catch (err) {
-    await stopChild(child, 1000, 'SIGKILL');
+    await stopChild(child, { signal: 'SIGKILL', graceMs: 1000 });
     throw err;
   }
   const master = child.pid!;

@@ -4,7 +4,7 @@
  * package under node_modules, or a file of this repository). Used by `bench:hotpath --profile`
  * and on its own:
  *
- *     node dist-scripts/scripts/hotpath-cpuprofile.js PROFILE.cpuprofile [--top 15]
+ *     node dist-benchmarks/benchmarks/hotpath-cpuprofile.js PROFILE.cpuprofile [--top 15]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -60,7 +60,7 @@ function shortUrl(url: string): string {
   if (url === '') return '(native)';
   const modules = url.lastIndexOf('node_modules/');
   if (modules !== -1) return url.slice(modules + 'node_modules/'.length);
-  const dist = url.search(/\/(dist|dist-scripts|src)\//);
+  const dist = url.search(/\/(dist|dist-benchmarks|src|benchmarks)\//);
   if (dist !== -1) return url.slice(dist + 1);
   return url.replace(/^file:\/\//, '');
 }
@@ -237,7 +237,7 @@ export function renderProfile(summary: ProfileSummary): string {
 /** Modules of this repository's core are summed into one row of the comparison. */
 function comparisonGroup(module: string): string {
   if (/^(dist|src)\/core\//.test(module)) return 'cascade core (dist/core/*)';
-  if (/^(dist|src)\/bench\//.test(module)) return 'reference proxy (dist/bench/*)';
+  if (/^(dist-benchmarks\/)?benchmarks\//.test(module)) return 'reference proxy (benchmarks/*)';
   return module;
 }
 

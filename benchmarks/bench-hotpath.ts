@@ -1,6 +1,6 @@
 /**
  * The hot-path benchmark: the same load through the mock nodes directly, the bare reference
- * proxy (src/bench/reference-proxy.ts), cascade (metrics on, config/balancer_config/hotpath.toml)
+ * proxy (benchmarks/reference-proxy.ts), cascade (metrics on, config/balancer_config/hotpath.toml)
  * and nginx (when installed), in one run of under two minutes. Run from the repository root:
  *
  *     npm run bench:hotpath [-- --duration 5 --warm-up 2 --crowd-warm-up 3 --rate 2000
@@ -24,14 +24,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startMockProcess, type MockProcess } from './hotpath-mocks.js';
-import { CLK_TCK } from './hotpath-proc.js';
+import { startMockProcess, type MockProcess } from '../src/mock/index.js';
+import { clockTicks } from '../src/bench/process-stats.js';
 import { resultsTable, targetsTable } from './hotpath-report.js';
 import { TARGET_NAMES, checkTargets, derive, type Results } from './hotpath-results.js';
 import { CROWD_DELAY_MS, HotpathRunner, type RunnerOptions } from './hotpath-runner.js';
 import {
   hotpathNodeCount,
   nginxVersion,
+  REFERENCE_PROXY,
   snapshotDist,
   writeCascadeConfig,
   type TargetSetup,
@@ -121,7 +122,7 @@ function machine(placement: string, opts: Options) {
     node: process.version,
     wrk: opts.useWrk ? (toolVersion('wrk', ['-v']) ?? null) : null,
     nginx: opts.useNginx ? (nginxVersion() ?? null) : null,
-    clk_tck: CLK_TCK,
+    clk_tck: clockTicks(),
     load_average_at_start: os.loadavg(),
     placement,
   };
@@ -145,7 +146,7 @@ function report(results: Results, opts: Options, info: Machine, elapsedS: number
   const checks = checkTargets(results, derived);
   const date = new Date().toISOString();
   const rev = revision();
-  const tool = opts.useWrk ? `wrk (${info.wrk})` : 'autocannon (1 ms resolution)';
+  const tool = opts.useWrk ? `wrk (${info.wrk})` : 'autocannon';
   const noise = noisiest(results);
   const md = [
     '# Hot-path benchmark',
@@ -212,9 +213,11 @@ function report(results: Results, opts: Options, info: Machine, elapsedS: number
 
 async function main(): Promise<void> {
   const opts = options();
-  for (const file of ['dist/cli.js', 'dist/bench/reference-proxy.js']) {
+  for (const file of ['dist/cli.js', REFERENCE_PROXY]) {
     if (!existsSync(path.join(REPO_ROOT, file))) {
-      throw new Error(`${file} is missing: run \`npm run build\` first`);
+      throw new Error(
+        `${file} is missing: build with \`npm run bench:hotpath\` (or \`npm run build && tsc -p tsconfig.benchmarks.json\`)`,
+      );
     }
   }
   const info = machine('', opts);
@@ -224,9 +227,15 @@ async function main(): Promise<void> {
   try {
     const runRoot = snapshotDist(REPO_ROOT, tmpDir);
     const setup: TargetSetup = { repoRoot: REPO_ROOT, runRoot, tmpDir, pin };
-    mocks = await startMockProcess(hotpathNodeCount(REPO_ROOT));
+    const names = Array.from({ length: hotpathNodeCount(REPO_ROOT) }, (_, i) => ({
+      name: `hotpath-${i + 1}`,
+    }));
+    mocks = await startMockProcess(names);
     const started = performance.now();
-    const config = writeCascadeConfig(setup, mocks.urls);
+    const config = writeCascadeConfig(
+      setup,
+      mocks.nodes.map((node) => node.url),
+    );
     const runner = new HotpathRunner(
       { ...opts, body: BODY, proxyCpu },
       mocks,
@@ -244,7 +253,7 @@ async function main(): Promise<void> {
     const md = report(results, opts, { ...info, placement }, (performance.now() - started) / 1000);
     log(`\n${md}\n→ results/hotpath.json, results/hotpath.md`);
   } finally {
-    await mocks?.stop();
+    await mocks?.close();
     rmSync(tmpDir, { recursive: true, force: true });
   }
 }

@@ -22,8 +22,8 @@ import {
   writeWrkScript,
   type LoadResult,
 } from './hotpath-load.js';
-import type { MockProcess } from './hotpath-mocks.js';
-import { cpuBusySeconds, cpuSeconds, cpuSecondsOf, peakRssOf } from './hotpath-proc.js';
+import type { MockProcess } from '../src/mock/index.js';
+import { readCpuBusy, readProcess, readProcesses } from '../src/bench/process-stats.js';
 import {
   TARGET_NAMES,
   summarise,
@@ -69,11 +69,16 @@ interface CpuSnapshot {
 
 type Targets = Map<TargetName, Target>;
 
-/** VmHWM of a target's processes; undefined for direct (nothing of its own to measure). */
+/** VmHWM of a target's processes in bytes; undefined for direct (nothing of its own to measure). */
 function peakRss(target: Target): number | undefined {
   const pids = target.pids();
-  return pids.length > 0 ? peakRssOf(pids) : undefined;
+  const kib = pids.length > 0 ? readProcesses(pids)?.peakRssKiB : undefined;
+  return kib === undefined ? undefined : kib * 1024;
 }
+
+/** Microseconds to seconds, keeping undefined. */
+const seconds = (micros: number | undefined): number | undefined =>
+  micros === undefined ? undefined : micros / 1e6;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -132,9 +137,10 @@ export class HotpathRunner {
 
   #snapshot(pids: readonly number[]): CpuSnapshot {
     return {
-      target: pids.length > 0 ? cpuSecondsOf(pids) : 0,
-      mocks: cpuSeconds(this.mocks.pid),
-      proxyCpu: this.opts.proxyCpu === undefined ? undefined : cpuBusySeconds(this.opts.proxyCpu),
+      target: pids.length > 0 ? seconds(readProcesses(pids)?.cpuMicros) : 0,
+      mocks: seconds(readProcess(this.mocks.pid)?.cpuMicros),
+      proxyCpu:
+        this.opts.proxyCpu === undefined ? undefined : seconds(readCpuBusy(this.opts.proxyCpu)),
     };
   }
 
@@ -186,7 +192,7 @@ export class HotpathRunner {
   async run(log: (text: string) => void): Promise<Results> {
     const results: Results = {};
     for (const name of this.names()) results[name] = {};
-    await this.mocks.setDelay(0);
+    await this.mocks.setBehaviour({ delayMs: 0, jitterMs: 0 });
     log('phase 1 (mock delay 0): starting targets');
     let targets = await this.#startAll();
     const clients = new Map<TargetName, LoadClient>();
@@ -221,7 +227,7 @@ export class HotpathRunner {
       for (const client of clients.values()) await client.close();
       await this.#stopAll(targets);
     }
-    await this.mocks.setDelay(CROWD_DELAY_MS);
+    await this.mocks.setBehaviour({ delayMs: CROWD_DELAY_MS, jitterMs: 0 });
     log(`phase 2 (mock delay ${CROWD_DELAY_MS} ms): starting fresh targets`);
     targets = await this.#startAll();
     try {
@@ -265,7 +271,7 @@ export class HotpathRunner {
   /** The reference and cascade under (a) with --cpu-prof (200 µs sampling); returns their summaries (Markdown). */
   async profile(dir: string): Promise<string> {
     mkdirSync(dir, { recursive: true });
-    await this.mocks.setDelay(0);
+    await this.mocks.setBehaviour({ delayMs: 0, jitterMs: 0 });
     const profiles: { label: string; summary: ProfileSummary; requests: number }[] = [];
     let text = '';
     for (const name of ['reference', 'cascade'] as const) {

@@ -8,7 +8,7 @@
  *
  * Runnable as a child process; prints its URL on stdout and stops on SIGTERM/SIGINT:
  *
- *     node dist/bench/reference-proxy.js --port 0 --upstream http://127.0.0.1:8891 [--upstream …]
+ *     node dist-benchmarks/benchmarks/reference-proxy.js --port 0 --upstream http://127.0.0.1:8891 [--upstream …]
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

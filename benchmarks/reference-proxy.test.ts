@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMockNode, type MockNode, type MockNodeOptions } from '../mock/index.js';
+import { startMockNode, type MockNode, type MockNodeOptions } from '../src/mock/index.js';
 import { methodOf, startReferenceProxy, type ReferenceProxy } from './reference-proxy.js';
 
 let nodes: MockNode[] = [];

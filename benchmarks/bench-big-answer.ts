@@ -12,16 +12,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BigAnswerUpstream, fetchLength } from '../src/bench/big-answer.js';
-import { peakRssBytes } from './hotpath-proc.js';
+import { BigAnswerUpstream, fetchLength } from './big-answer.js';
+import { readProcess } from '../src/bench/process-stats.js';
 
 const REPO_ROOT = path.resolve('.');
 const WARM_UP_REQUESTS = 50;
 
 function peakRss(pid: number): number {
-  const bytes = peakRssBytes(pid);
-  if (bytes === undefined) throw new Error(`no VmHWM for pid ${pid} (Linux /proc needed)`);
-  return bytes;
+  const reading = readProcess(pid);
+  if (reading === undefined) throw new Error(`no VmHWM for pid ${pid} (Linux /proc needed)`);
+  return reading.peakRssKiB * 1024;
 }
 
 /** Starts `cascade serve` with one node; resolves with the process and its URL. */
