@@ -4,8 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, runCli } from '../helpers/run-cli.js';
-import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
+import { assertBuilt, runCli } from '../support/cli-process.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 interface Percentiles {
   min: number;

@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { BigAnswerUpstream, fetchLength } from '../../benchmarks/big-answer.js';
 import { readProcess } from '../../src/bench/process-stats.js';
-import { REPO_ROOT } from '../helpers/run-cli.js';
-import { startCli } from '../support/cli-process.js';
+import { REPO_ROOT, startCli } from '../support/cli-process.js';
 import { useE2eFixture } from '../support/e2e-fixture.js';
 
 const fixture = useE2eFixture();

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { balancerToml, nodeFields, priceListToml } from '../helpers/config-files.js';
-import { REPO_ROOT, assertBuilt, runCli, type CliResult } from '../helpers/run-cli.js';
-import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
+import { balancerToml, nodeFields, priceListToml } from '../support/config-files.js';
+import { REPO_ROOT, assertBuilt, runCli, type CliResult } from '../support/cli-process.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const MOCK_CONFIG = 'config/balancer_config/mock_nodes.toml';
 const MOCK_NODES = ['Helius-1', 'Helius-2', 'Alchemy-1', 'Alchemy-2', 'Triton-1', 'public-mirror'];

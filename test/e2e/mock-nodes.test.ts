@@ -6,8 +6,8 @@ import { request } from 'undici';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runMockNodes } from '../../src/commands/mock-nodes.js';
 import type { CommandIo } from '../../src/commands/io.js';
-import { CLI_PATH, REPO_ROOT, assertBuilt, runCli } from '../helpers/run-cli.js';
-import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
+import { CLI_PATH, REPO_ROOT, assertBuilt, runCli } from '../support/cli-process.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const PRICES = path.join(REPO_ROOT, 'config/provider_config/solana.toml');
 

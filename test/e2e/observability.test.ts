@@ -7,9 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { startMockNodes, type MockNode } from '../../src/mock/index.js';
-import { assertBuilt, runCli } from '../helpers/run-cli.js';
-import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { assertBuilt, runCli, startCli, type CliProcess } from '../support/cli-process.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { parseExposition, samplesOf, valueOf } from '../../src/bench/prometheus-text.js';
 import { freePort } from '../support/free-port.js';
 

@@ -17,7 +17,7 @@ import {
   substitute,
   variableRefs,
 } from '../support/dashboard.js';
-import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { startHarness, type Harness } from '../support/proxy-harness.js';
 import { freePort } from '../support/free-port.js';
 

@@ -2,9 +2,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { startMockNodes, type MockNode } from '../../src/mock/index.js';
 import { parseQuotaFile } from '../../src/core/quota/quota-format.js';
-import { assertBuilt } from '../helpers/run-cli.js';
-import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { assertBuilt, startCli, type CliProcess } from '../support/cli-process.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let mocks: MockNode[] = [];
 let temp: TempDir | undefined;

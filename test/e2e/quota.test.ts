@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { startMockNodes } from '../../src/mock/index.js';
-import { runCli } from '../helpers/run-cli.js';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { runCli, startCli, type CliProcess } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
 import { useE2eFixture } from '../support/e2e-fixture.js';
 

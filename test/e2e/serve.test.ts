@@ -6,8 +6,7 @@ import { Connection } from '@solana/web3.js';
 import { createPublicClient, http } from 'viem';
 import { mainnet } from 'viem/chains';
 import { startMockNodes, type MockNode } from '../../src/mock/index.js';
-import { REPO_ROOT, runCli } from '../helpers/run-cli.js';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { REPO_ROOT, runCli, startCli, type CliProcess } from '../support/cli-process.js';
 import { useE2eFixture } from '../support/e2e-fixture.js';
 
 const SOLANA_PRICES = path.join(REPO_ROOT, 'config/provider_config/solana.toml');

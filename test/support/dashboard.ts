@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ProxyServer } from '../../src/core/http/server.js';
 import { nextReset } from '../../src/core/quota/billing-period.js';
-import { REPO_ROOT } from '../helpers/run-cli.js';
+import { REPO_ROOT } from './cli-process.js';
 
 /** monitoring/ in the repository. */
 export const MONITORING_DIR = path.join(REPO_ROOT, 'monitoring');

@@ -1,8 +1,7 @@
 import { afterEach, beforeAll } from 'vitest';
 import type { MockNode } from '../../src/mock/index.js';
-import { assertBuilt } from '../helpers/run-cli.js';
-import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
-import type { CliProcess } from './cli-process.js';
+import { assertBuilt, type CliProcess } from './cli-process.js';
+import { makeTempDir, type TempDir } from './temp-dir.js';
 
 /** What an e2e file registers for cleanup after each test. */
 export interface E2eFixture {

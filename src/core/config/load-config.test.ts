@@ -5,9 +5,9 @@ import {
   nodeFields,
   priceListToml,
   type BalancerConfigSpec,
-} from '../../../test/helpers/config-files.js';
-import { makeTempDir, type TempDir } from '../../../test/helpers/temp-dir.js';
-import { raw, type TomlFields } from '../../../test/helpers/toml.js';
+} from '../../../test/support/config-files.js';
+import { makeTempDir, type TempDir } from '../../../test/support/temp-dir.js';
+import { raw, type TomlFields } from '../../../test/support/toml.js';
 import { DEFAULT_CONFIG_PATH, loadConfig, loadDotEnv, resolveConfigPath } from './load-config.js';
 import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_BODY_BYTES } from './server-section.js';
 import type { ConfigProblem, LoadResult } from './types.js';

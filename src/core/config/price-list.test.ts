@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { priceListToml, type PriceListSpec } from '../../../test/helpers/config-files.js';
-import { makeTempDir, type TempDir } from '../../../test/helpers/temp-dir.js';
-import { raw } from '../../../test/helpers/toml.js';
+import { priceListToml, type PriceListSpec } from '../../../test/support/config-files.js';
+import { makeTempDir, type TempDir } from '../../../test/support/temp-dir.js';
+import { raw } from '../../../test/support/toml.js';
 import { MethodRegistry, UNKNOWN_METHOD_ID } from '../protocol/method-registry.js';
 import { loadPriceList, priceOf, priceSourceOf } from './price-list.js';
 import { ProblemList } from './problem-list.js';

@@ -2,9 +2,9 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { balancerToml, nodeFields } from '../../../test/helpers/config-files.js';
-import { REPO_ROOT } from '../../../test/helpers/run-cli.js';
-import { makeTempDir, type TempDir } from '../../../test/helpers/temp-dir.js';
+import { balancerToml, nodeFields } from '../../../test/support/config-files.js';
+import { REPO_ROOT } from '../../../test/support/cli-process.js';
+import { makeTempDir, type TempDir } from '../../../test/support/temp-dir.js';
 import { MethodRegistry } from '../protocol/method-registry.js';
 import { loadConfig } from './load-config.js';
 import { priceOf } from './price-list.js';

@@ -6,7 +6,7 @@ import {
   cycle,
   jsonWhitespace,
   serialiseJson,
-} from '../../../test/helpers/json-rpc-arbitraries.js';
+} from '../../../test/support/json-rpc-arbitraries.js';
 import {
   type Span,
   arrayElementSpans,

@@ -7,7 +7,7 @@ import {
   otherMember,
   requestBodyText,
   serialiseJson,
-} from '../../../test/helpers/json-rpc-arbitraries.js';
+} from '../../../test/support/json-rpc-arbitraries.js';
 import { scanMethod } from './method-scan.js';
 
 const scan = (text: string) => scanMethod(Buffer.from(text, 'utf8'));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { requestBodyText } from '../../../test/helpers/json-rpc-arbitraries.js';
+import { requestBodyText } from '../../../test/support/json-rpc-arbitraries.js';
 import { MethodRegistry, UNKNOWN_METHOD_ID } from './method-registry.js';
 import { parseRequest, readIdJson, type ParseResult, type RpcRequest } from './rpc-request.js';
 
