@@ -35,9 +35,12 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
-    files: ['src/cli.ts'],
+    files: ['src/cli.ts', 'src/cli/**/*.ts'],
     rules: restrict([
-      { group: ['./core/*', './mock/*', './bench/*'], message: 'cli.ts imports commands/* only.' },
+      {
+        group: ['**/core/**', '**/mock/**', '**/bench/**'],
+        message: 'cli.ts and cli/ import commands/* only.',
+      },
     ]),
   },
   {

@@ -1,14 +1,30 @@
 #!/usr/bin/env node
 /**
- * The `cascade` executable: declares every subcommand and imports its module only when it
- * runs, so `cascade --help` and light commands start fast.
+ * The `cascade` executable: declares every subcommand (flags, help, examples; the `bench`
+ * family in cli/bench.ts) and imports its module only when it runs, so `cascade --help` and
+ * light commands start fast. The modules in commands/ do the work.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { MockNodesOptions } from './commands/mock-nodes.js';
 import { packageVersion } from './commands/version.js';
+import { declareBench } from './cli/bench.js';
+import { examples, lazy } from './cli/lazy-action.js';
 
-const program = new Command();
+/** Parses a --port value, rejecting anything but a whole number 0–65535. */
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new InvalidArgumentError(`'${value}' is not a port; use a whole number from 0 to 65535.`);
+  }
+  return port;
+}
 
-program
+const CONFIG_HELP =
+  'balancer config (default: $CONFIG_PATH, else config/balancer_config/config.toml)';
+const QUOTAS_HELP = 'usage file (overrides server.quotas_path)';
+const MOCK_TOML = 'config/balancer_config/mock_nodes.toml';
+
+const program = new Command()
   .name('cascade')
   .description(
     'JSON-RPC reverse proxy: fills premium RPC providers first and spills over tier by tier, ' +
@@ -20,103 +36,43 @@ program
   .exitOverride()
   .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 
-interface ServeFlags {
-  config?: string;
-  host?: string;
-  port?: number;
-  demo?: boolean;
-  accessLog?: boolean;
-  quotas?: string;
-}
-
-/** Parses a --port value, rejecting anything but a whole number 0–65535. */
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) {
-    throw new InvalidArgumentError(`'${value}' is not a port; use a whole number from 0 to 65535.`);
-  }
-  return port;
-}
-
-const configOption = () =>
-  new Option(
-    '-c, --config <path>',
-    'balancer config (default: $CONFIG_PATH, else config/balancer_config/config.toml)',
-  );
-
 program
   .command('validate-config')
   .description('load the config and every price list; print each problem or the node table')
-  .addOption(configOption())
+  .option('-c, --config <path>', CONFIG_HELP)
   .option('--json', 'machine-readable output')
-  .addHelpText(
-    'after',
-    '\nExample:\n  cascade validate-config --config config/balancer_config/mock_nodes.toml',
-  )
-  .action(async (options: { config?: string; json?: boolean }) => {
-    const [{ runAction }, { runValidateConfig }] = await Promise.all([
-      import('./commands/run-action.js'),
-      import('./commands/validate-config.js'),
-    ]);
-    await runAction((io) => runValidateConfig(options, io));
-  });
+  .addHelpText('after', examples(`cascade validate-config --config ${MOCK_TOML}`))
+  .action(lazy(async () => (await import('./commands/validate-config.js')).runValidateConfig));
 
 program
   .command('price')
   .description('show what methods cost on each node, and which node a request goes to first')
   .argument('<method...>', 'JSON-RPC method names, e.g. getBalance eth_call')
-  .addOption(configOption())
+  .option('-c, --config <path>', CONFIG_HELP)
   .option('--json', 'machine-readable output')
   .addHelpText(
     'after',
-    '\nExample:\n  cascade price getBalance getProgramAccounts --config config/balancer_config/mock_nodes.toml',
+    examples(`cascade price getBalance getProgramAccounts --config ${MOCK_TOML}`),
   )
-  .action(async (methods: string[], options: { config?: string; json?: boolean }) => {
-    const [{ runAction }, { runPrice }] = await Promise.all([
-      import('./commands/run-action.js'),
-      import('./commands/price.js'),
-    ]);
-    await runAction((io) => runPrice(methods, options, io));
-  });
+  .action(lazy(async () => (await import('./commands/price.js')).runPrice));
 
 program
   .command('serve')
   .description('run the proxy (POST / and /send-request, GET /health, GET /metrics)')
-  .addOption(configOption())
+  .option('-c, --config <path>', CONFIG_HELP)
   .option('--host <host>', 'listen address (overrides server.host)')
   .option('--port <port>', 'listen port (overrides server.port)', parsePort)
   .option('--demo', 'start six mock nodes in-process and serve in front of them (no keys needed)')
   .option('--access-log', 'log one line per request (method, node, attempts, outcome, ms, credits)')
-  .option('--quotas <path>', 'usage file (overrides server.quotas_path)')
+  .option('--quotas <path>', QUOTAS_HELP)
   .addHelpText(
     'after',
-    '\nExamples:\n  cascade serve --demo\n  cascade serve --config config/balancer_config/config.toml --port 8080\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
+    examples(
+      'cascade serve --demo',
+      'cascade serve --config config/balancer_config/config.toml --port 8080',
+    ) + '\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
   )
-  .action(async (options: ServeFlags) => {
-    const [{ runAction }, { runServe }] = await Promise.all([
-      import('./commands/run-action.js'),
-      import('./commands/serve.js'),
-    ]);
-    await runAction((io) => runServe(options, io));
-  });
-
-interface MockNodesFlags {
-  config?: string;
-  delays?: string;
-  jitter?: string;
-  responseBytes?: string;
-  tls?: boolean;
-  rtt?: string;
-  fault?: string;
-  faultStatus?: string;
-  faultBody?: string;
-  retryAfter?: string;
-  rpcCode?: string;
-  failureRate?: string;
-  failFirst?: string;
-  nodes?: string;
-  quiet?: boolean;
-}
+  .action(lazy(async () => (await import('./commands/serve.js')).runServe));
 
 program
   .command('mock-nodes')
@@ -144,15 +100,15 @@ program
   .option('--quiet', 'no requests/s line every 5 s')
   .addHelpText(
     'after',
-    '\nExamples:\n  cascade mock-nodes --delays 3,5,7,9,12,20\n  cascade mock-nodes --fault http --fault-status 429 --retry-after 7 --nodes Helius-1\n  cascade mock-nodes --config my.toml --rtt 40 --tls --quiet',
+    examples(
+      'cascade mock-nodes --delays 3,5,7,9,12,20',
+      'cascade mock-nodes --fault http --fault-status 429 --retry-after 7 --nodes Helius-1',
+      'cascade mock-nodes --config my.toml --rtt 40 --tls --quiet',
+    ),
   )
-  .action(async (options: MockNodesFlags) => {
-    const [{ runAction }, { runMockNodes }] = await Promise.all([
-      import('./commands/run-action.js'),
-      import('./commands/mock-nodes.js'),
-    ]);
-    await runAction((io) => runMockNodes(options, io));
-  });
+  .action(
+    lazy<[MockNodesOptions]>(async () => (await import('./commands/mock-nodes.js')).runMockNodes),
+  );
 
 const quota = program
   .command('quota')
@@ -163,20 +119,11 @@ const quota = program
 quota
   .command('show')
   .description('usage, threshold, limit, period and days to the next reset for every node')
-  .addOption(configOption())
-  .option('--quotas <path>', 'usage file (overrides server.quotas_path)')
+  .option('-c, --config <path>', CONFIG_HELP)
+  .option('--quotas <path>', QUOTAS_HELP)
   .option('--json', 'machine-readable output')
-  .addHelpText(
-    'after',
-    '\nExample:\n  cascade quota show --config config/balancer_config/config.toml',
-  )
-  .action(async (options: { config?: string; quotas?: string; json?: boolean }) => {
-    const [{ runAction }, { runQuotaShow }] = await Promise.all([
-      import('./commands/run-action.js'),
-      import('./commands/quota.js'),
-    ]);
-    await runAction((io) => runQuotaShow(options, io));
-  });
+  .addHelpText('after', examples('cascade quota show --config config/balancer_config/config.toml'))
+  .action(lazy(async () => (await import('./commands/quota.js')).runQuotaShow));
 
 quota
   .command('reset')
@@ -184,162 +131,15 @@ quota
     'zero the usage of some nodes (or --all --yes); goes through the running server if any',
   )
   .argument('[node...]', 'node names')
-  .addOption(configOption())
-  .option('--quotas <path>', 'usage file (overrides server.quotas_path)')
+  .option('-c, --config <path>', CONFIG_HELP)
+  .option('--quotas <path>', QUOTAS_HELP)
   .option('--all', 'every node (also rewrites a corrupt quotas file)')
   .option('--yes', 'confirm --all')
   .option('--json', 'machine-readable output')
-  .addHelpText(
-    'after',
-    '\nExamples:\n  cascade quota reset Helius\n  cascade quota reset --all --yes',
-  )
-  .action(
-    async (
-      nodes: string[],
-      options: { config?: string; quotas?: string; json?: boolean; all?: boolean; yes?: boolean },
-    ) => {
-      const [{ runAction }, { runQuotaReset }] = await Promise.all([
-        import('./commands/run-action.js'),
-        import('./commands/quota.js'),
-      ]);
-      await runAction((io) => runQuotaReset(nodes, options, io));
-    },
-  );
+  .addHelpText('after', examples('cascade quota reset Helius', 'cascade quota reset --all --yes'))
+  .action(lazy(async () => (await import('./commands/quota.js')).runQuotaReset));
 
-interface BenchTlsFlags {
-  rpcUrl?: string;
-  proxyUrl?: string;
-  requests?: string;
-  concurrency?: string;
-  qps?: string;
-  body?: string;
-  rtt?: string;
-  warmup?: string;
-  timeout?: string;
-  out?: string;
-  json?: boolean;
-}
-
-interface BenchLoadFlags {
-  scenario?: string;
-  duration?: string;
-  warmup?: string;
-  connections?: string;
-  limitsScale?: string;
-  proxyUrl?: string;
-  config?: string;
-  body?: string;
-  out?: string;
-  json?: boolean;
-}
-
-interface BenchOverheadFlags {
-  rate?: string;
-  duration?: string;
-  warmup?: string;
-  connections?: string;
-  delay?: string;
-  body?: string;
-  out?: string;
-  json?: boolean;
-}
-
-const bench = program
-  .command('bench')
-  .description(
-    'benchmarks writing results/: TLS amortization (compare | direct | proxy), load, overhead',
-  );
-
-const BENCH_TLS_MODES = [
-  ['compare', 'a naive client (new TLS connection per request) direct vs through cascade'],
-  ['direct', 'the naive client straight to the provider only'],
-  ['proxy', 'the naive client through cascade only'],
-] as const;
-
-for (const [mode, description] of BENCH_TLS_MODES) {
-  bench
-    .command(mode, { isDefault: mode === 'compare' })
-    .description(description)
-    .addOption(
-      new Option('--rpc-url <url>', 'provider both paths hit (default: a local TLS mock)').env(
-        'RPC_URL',
-      ),
-    )
-    .addOption(new Option('--requests <n>', 'requests per path (default 200)').env('REQUESTS'))
-    .addOption(
-      new Option('--concurrency <n>', 'concurrent connections (default 8)').env('CONCURRENCY'),
-    )
-    .addOption(new Option('--qps <n>', 'cap requests/s (default: unthrottled)').env('QPS'))
-    .addOption(new Option('--body <json>', 'JSON-RPC body (default: getHealth)').env('BODY'))
-    .option('--proxy-url <url>', 'measure this running proxy instead of starting one')
-    .option('--rtt <ms>', 'simulated round trip of the local TLS mock (default 50)')
-    .option('--warmup <n>', 'unmeasured requests before each path (default: 2 × concurrency)')
-    .option('--timeout <ms>', 'per-request deadline (default 10000)')
-    .option('--out <dir>', 'results directory (default results)')
-    .option('--json', 'print the JSON report instead of the table')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  cascade bench\n  cascade bench --rtt 80 --requests 400 --concurrency 16\n  RPC_URL="https://mainnet.helius-rpc.com/?api-key=KEY" QPS=2 REQUESTS=24 CONCURRENCY=3 cascade bench',
-    )
-    .action(async (options: BenchTlsFlags) => {
-      const [{ runAction }, { runBenchTls }] = await Promise.all([
-        import('./commands/run-action.js'),
-        import('./commands/bench.js'),
-      ]);
-      await runAction((io) => runBenchTls(mode, options, io));
-    });
-}
-
-bench
-  .command('load')
-  .description("CascadeRPC's Run 1 / Run 2: six mock nodes, cascade, autocannon; spillover by tier")
-  .option('--scenario <name>', 'run1 (no node latency) or run2 (3, 5, 7 ms) (default run1)')
-  .option('--duration <s>', 'seconds of measured load (default 10)')
-  .option('--warmup <s>', 'seconds of unmeasured load (calibration in auto) (default 2)')
-  .option('--connections <n>', 'keep-alive connections (default 100)')
-  .option(
-    '--limits-scale <f>',
-    'factor on the rps_limit values, or auto: fit them to the warm-up (default auto)',
-  )
-  .option('--proxy-url <url>', 'load this running proxy (reads its /metrics) instead')
-  .option(
-    '-c, --config <path>',
-    'nodes, tiers and rps_limit values to mock (default: config/balancer_config/mock_nodes.toml)',
-  )
-  .option('--body <json>', 'JSON-RPC body (default: getHealth)')
-  .option('--out <dir>', 'results directory (default results)')
-  .option('--json', 'print the JSON report instead of the tables')
-  .addHelpText(
-    'after',
-    '\nExamples:\n  cascade bench load --scenario run1\n  cascade bench load --scenario run2 --duration 30 --connections 200',
-  )
-  .action(async (options: BenchLoadFlags) => {
-    const [{ runAction }, { runBenchLoad }] = await Promise.all([
-      import('./commands/run-action.js'),
-      import('./commands/bench-load.js'),
-    ]);
-    await runAction((io) => runBenchLoad(options, io));
-  });
-
-bench
-  .command('overhead')
-  .description('warm vs warm: the same fixed-rate load to a mock node directly and via cascade')
-  .option('--rate <n>', 'requests/s across all connections (default 2000)')
-  .option('--duration <s>', 'seconds of measured load per path (default 10)')
-  .option('--warmup <s>', 'seconds of unmeasured load per path first (default 2)')
-  .option('--connections <n>', 'keep-alive connections (default 10)')
-  .option('--delay <ms>', 'latency of the mock node (default 0)')
-  .option('--body <json>', 'JSON-RPC body (default: getHealth)')
-  .option('--out <dir>', 'results directory (default results)')
-  .option('--json', 'print the JSON report instead of the table')
-  .addHelpText('after', '\nExample:\n  cascade bench overhead --rate 2000 --duration 10')
-  .action(async (options: BenchOverheadFlags) => {
-    const [{ runAction }, { runBenchOverhead }] = await Promise.all([
-      import('./commands/run-action.js'),
-      import('./commands/bench-overhead.js'),
-    ]);
-    await runAction((io) => runBenchOverhead(options, io));
-  });
+declareBench(program);
 
 program.addHelpText('after', '\nRun `cascade <command> --help` for the flags of one command.');
 
