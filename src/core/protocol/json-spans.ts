@@ -13,12 +13,10 @@
  * and otherwise spans that carry no meaning.
  */
 
-/** [start, end) byte offsets into the buffer. */
-export interface Span {
-  readonly start: number;
-  readonly end: number;
-}
+import { INVALID as NO_TOKEN, isJsonSpace, skipSpace, skipTrustedString } from './json-lexer.js';
 
+// Module-level copies, not imports: see INVALID in json-lexer.ts.
+const INVALID = NO_TOKEN;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -27,11 +25,11 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
-/** Returned by the skip functions when the text ends before the value does. */
-const UNTERMINATED = -1;
 
-function isJsonSpace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+/** [start, end) byte offsets into the buffer. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
 }
 
 /** Bytes that end a bare scalar (number, `true`, `false`, `null`). */
@@ -50,37 +48,15 @@ function peek(bytes: Uint8Array, i: number, end: number): number | undefined {
   return i < end ? bytes[i] : undefined;
 }
 
-function skipSpace(bytes: Uint8Array, from: number, end: number): number {
-  let i = from;
-  while (i < end && isJsonSpace(bytes[i])) i++;
-  return i;
-}
-
-/** Index just past the closing quote of the string opening at `quote`, or UNTERMINATED. */
-function skipString(bytes: Uint8Array, quote: number, end: number): number {
-  let from = quote + 1;
-  for (;;) {
-    // indexOf runs natively, so long string values (base64 account data) cost little.
-    const close = bytes.indexOf(QUOTE, from);
-    if (close === -1 || close >= end) return UNTERMINATED;
-    // Inside a valid string, backslashes only start escapes or are the second half of `\\`,
-    // so a quote is escaped exactly when an odd run of backslashes precedes it.
-    let run = 0;
-    while (bytes[close - 1 - run] === BACKSLASH) run++;
-    if (run % 2 === 0) return close + 1;
-    from = close + 1;
-  }
-}
-
-/** Index just past the array or object opening at `open`, or UNTERMINATED. */
+/** Index just past the array or object opening at `open`, or INVALID. */
 function skipContainer(bytes: Uint8Array, open: number, end: number): number {
   let depth = 0;
   let i = open;
   while (i < end) {
     const byte = bytes[i];
     if (byte === QUOTE) {
-      i = skipString(bytes, i, end);
-      if (i === UNTERMINATED) return UNTERMINATED;
+      i = skipTrustedString(bytes, i, end);
+      if (i === INVALID) return INVALID;
       continue;
     }
     // Valid JSON nests brackets and braces properly, so one counter serves both kinds.
@@ -91,16 +67,16 @@ function skipContainer(bytes: Uint8Array, open: number, end: number): number {
     }
     i++;
   }
-  return UNTERMINATED;
+  return INVALID;
 }
 
 /**
- * Index just past the value starting at `start` (already past whitespace), or UNTERMINATED.
+ * Index just past the value starting at `start` (already past whitespace), or INVALID.
  * Returns `start` itself when no value starts there (e.g. at a `,`), which callers reject.
  */
 function skipValue(bytes: Uint8Array, start: number, end: number): number {
   const byte = peek(bytes, start, end);
-  if (byte === QUOTE) return skipString(bytes, start, end);
+  if (byte === QUOTE) return skipTrustedString(bytes, start, end);
   if (byte === OPEN_BRACKET || byte === OPEN_BRACE) return skipContainer(bytes, start, end);
   let i = start;
   while (i < end && !endsScalar(bytes[i])) i++;
@@ -110,7 +86,7 @@ function skipValue(bytes: Uint8Array, start: number, end: number): number {
 /** The end of a value starting at `start`, or undefined when none starts there or it runs off. */
 function valueEnd(bytes: Uint8Array, start: number, end: number): number | undefined {
   const after = skipValue(bytes, start, end);
-  return after === UNTERMINATED || after === start ? undefined : after;
+  return after === INVALID || after === start ? undefined : after;
 }
 
 /** Only whitespace left from `from` to `end`: the container closed where the text ends. */
@@ -190,8 +166,8 @@ export function memberValueSpan(
   let foundEnd = -1;
   for (;;) {
     if (peek(bytes, i, end) !== QUOTE) return undefined;
-    const nameEnd = skipString(bytes, i, end);
-    if (nameEnd === UNTERMINATED) return undefined;
+    const nameEnd = skipTrustedString(bytes, i, end);
+    if (nameEnd === INVALID) return undefined;
     const matches = nameIs(bytes, i + 1, nameEnd - 1, key);
     if (matches === undefined) return undefined;
     i = skipSpace(bytes, nameEnd, end);

@@ -8,54 +8,44 @@
  * comes from the slow path and the scan only has to be right about what it accepts.
  */
 
+import { INVALID as NO_TOKEN, skipPlainString, skipSpace } from './json-lexer.js';
+
+// Module-level copies, not imports: see INVALID in json-lexer.ts.
+const INVALID = NO_TOKEN;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
 const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+
 /** Longest method name the scan accepts; longer names take the full-parse path. */
 const MAX_SCANNED_NAME = 128;
 const METHOD_KEY = Buffer.from('"method"', 'latin1');
 const UNICODE_ESCAPE = Buffer.from('\\u', 'latin1');
 
-function isJsonSpace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
-}
-
-function skipSpace(body: Uint8Array, from: number): number {
-  let i = from;
-  while (isJsonSpace(body[i])) i++;
-  return i;
-}
-
 /** The method name of a leading-`"method"` JSON-RPC object, or undefined when unsure. */
 export function scanMethod(body: Buffer): string | undefined {
-  let i = skipSpace(body, 0);
+  const n = body.length;
+  let i = skipSpace(body, 0, n);
   if (body[i] !== OPEN_BRACE) return undefined;
-  i = skipSpace(body, i + 1);
-  if (body.length - i < METHOD_KEY.length) return undefined;
+  i = skipSpace(body, i + 1, n);
+  if (n - i < METHOD_KEY.length) return undefined;
   for (let k = 0; k < METHOD_KEY.length; k++) {
     if (body[i + k] !== METHOD_KEY[k]) return undefined;
   }
-  i = skipSpace(body, i + METHOD_KEY.length);
+  i = skipSpace(body, i + METHOD_KEY.length, n);
   if (body[i] !== COLON) return undefined;
-  i = skipSpace(body, i + 1);
+  i = skipSpace(body, i + 1, n);
   if (body[i] !== QUOTE) return undefined;
+  const end = skipPlainString(body, i, Math.min(n, i + MAX_SCANNED_NAME + 2));
+  if (end === INVALID) return undefined;
   const start = i + 1;
-  const limit = Math.min(body.length, start + MAX_SCANNED_NAME + 1);
-  for (let j = start; j < limit; j++) {
-    const byte = body[j]!;
-    if (byte === QUOTE) {
-      // A repeated `method` key (JSON.parse takes the last) must not let the scan price one
-      // method while the upstream runs another: full parse if one may follow, plain or
-      // `\u`-escaped (the only escape that can spell a letter of "method").
-      if (body.indexOf(METHOD_KEY, j + 1) !== -1 || body.indexOf(UNICODE_ESCAPE, j + 1) !== -1) {
-        return undefined;
-      }
-      return body.toString('latin1', start, j);
-    }
-    // Escapes and non-ASCII (which would need UTF-8 validation) go to the full parser;
-    // control characters are invalid inside JSON strings.
-    if (byte === BACKSLASH || byte >= 0x80 || byte < 0x20) return undefined;
+  const close = end - 1;
+  // Escapes and non-ASCII (which would need UTF-8 validation) go to the full parser.
+  for (let j = start; j < close; j++) if (body[j]! >= 0x80) return undefined;
+  // A repeated `method` key (JSON.parse takes the last) must not let the scan price one
+  // method while the upstream runs another: full parse if one may follow, plain or
+  // `\u`-escaped (the only escape that can spell a letter of "method").
+  if (body.indexOf(METHOD_KEY, end) !== -1 || body.indexOf(UNICODE_ESCAPE, end) !== -1) {
+    return undefined;
   }
-  return undefined;
+  return body.toString('latin1', start, close);
 }

@@ -15,7 +15,7 @@
  * parsing them would cost more than the whole proxy hop.
  */
 import { AttemptOutcome } from '../metrics.js';
-import { JsonShape, jsonShape } from './json-shape.js';
+import { JsonShape, jsonShape } from '../protocol/json-shape.js';
 
 /** What to do with one attempt's result. */
 export interface Verdict {
