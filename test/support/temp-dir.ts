@@ -1,4 +1,5 @@
 /** Temporary directories for tests: created under os.tmpdir(), removed by `cleanup()`. */
+import { afterEach, beforeEach } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,4 +54,28 @@ export async function withTempDir<T>(
   } finally {
     temp.cleanup();
   }
+}
+
+/**
+ * A fresh temporary directory for every test of the calling file (made in beforeEach, removed
+ * in afterEach), behind one handle that always points at the current test's directory.
+ */
+export function useTempDir(prefix?: string): TempDir {
+  let current: TempDir | undefined;
+  beforeEach(() => {
+    current = makeTempDir(prefix);
+  });
+  afterEach(() => current?.cleanup());
+  const now = (): TempDir => {
+    if (!current) throw new Error('useTempDir: only inside a test');
+    return current;
+  };
+  return {
+    get dir() {
+      return now().dir;
+    },
+    path: (relative) => now().path(relative),
+    write: (files) => now().write(files),
+    cleanup: () => now().cleanup(),
+  };
 }

@@ -1,52 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+/** loadPriceList: what a valid price list holds and every problem it can report. */
+import { describe, expect, it } from 'vitest';
 import { priceListToml, type PriceListSpec } from '../../../test/support/config-files.js';
-import { makeTempDir, type TempDir } from '../../../test/support/temp-dir.js';
+import { onlyAt } from '../../../test/support/config-loading.js';
+import { usePriceLists } from '../../../test/support/price-lists.js';
 import { raw } from '../../../test/support/toml.js';
-import { MethodRegistry, UNKNOWN_METHOD_ID } from '../protocol/method-registry.js';
-import { loadPriceList, priceOf, priceSourceOf } from './price-list.js';
+import { loadPriceList } from './price-list.js';
 import { ProblemList } from './problem-list.js';
-import { UNPRICED, type ConfigProblem, type PriceList } from './types.js';
+import { UNPRICED } from './types.js';
 
-let temp: TempDir;
-let registry: MethodRegistry;
-beforeEach(() => {
-  temp = makeTempDir('cascade-prices-');
-  registry = new MethodRegistry();
-});
-afterEach(() => temp.cleanup());
-
-interface Loaded {
-  readonly list: PriceList | undefined;
-  readonly errors: readonly ConfigProblem[];
-  readonly warnings: readonly ConfigProblem[];
-}
-
-let fileCounter = 0;
-
-/** Writes a price list into the temp dir and compiles it with the shared registry. */
-function compile(spec: PriceListSpec | string): Loaded {
-  const name = `list-${fileCounter++}.toml`;
-  temp.write({ [name]: typeof spec === 'string' ? spec : priceListToml(spec) });
-  const problems = new ProblemList();
-  const list = loadPriceList(temp.path(name), name, registry, problems);
-  return { list, errors: problems.errors, warnings: problems.warnings };
-}
-
-function compiled(spec: PriceListSpec): PriceList {
-  const { list, errors } = compile(spec);
-  expect(errors).toEqual([]);
-  return list!;
-}
-
-function price(list: PriceList, method: string): number {
-  return priceOf(list, registry.idOf(method));
-}
-
-function onlyAt(problems: readonly ConfigProblem[], at: string): ConfigProblem {
-  const found = problems.filter((problem) => problem.path === at);
-  expect(found, `problems at ${at}: ${JSON.stringify(problems)}`).toHaveLength(1);
-  return found[0]!;
-}
+const { temp, registry, compile, compiled, price } = usePriceLists();
 
 describe('loadPriceList: validation', () => {
   it('defaults spillover_percent to 95 and has no fallback price', () => {
@@ -204,7 +166,7 @@ describe('loadPriceList: validation', () => {
   it('reports a missing file by its absolute path', () => {
     const problems = new ProblemList();
     const file = temp.path('absent.toml');
-    expect(loadPriceList(file, 'absent.toml', registry, problems)).toBeUndefined();
+    expect(loadPriceList(file, 'absent.toml', registry(), problems)).toBeUndefined();
     expect(problems.errors).toEqual([
       {
         file,
@@ -223,139 +185,8 @@ describe('loadPriceList: validation', () => {
   });
 
   it('does not intern custom names from a list with errors', () => {
-    const before = registry.size;
+    const before = registry().size;
     compile({ routing: { getBalance: -1 }, custom: { acme_getFoo: 1 } });
-    expect(registry.size).toBe(before);
-  });
-});
-
-describe('loadPriceList: warnings', () => {
-  it('warns that Unknown under [routing] prices nothing', () => {
-    const { list, warnings } = compile({ routing: { Unknown: 1 } });
-    expect(onlyAt(warnings, 'routing.Unknown').message).toBe('is not a method and prices nothing');
-    expect(onlyAt(warnings, 'routing.Unknown').hint).toContain('unknown_method_cost');
-    expect(priceOf(list!, UNKNOWN_METHOD_ID)).toBe(UNPRICED);
-    expect(priceSourceOf(list!, 'Unknown')).toBeUndefined();
-  });
-
-  it('warns about a misspelt standard name with a did-you-mean hint', () => {
-    const { warnings } = compile({ routing: { getBalanse: 1, getbalance: 2 } });
-    expect(onlyAt(warnings, 'routing.getBalanse').message).toBe(
-      'is not a standard method name, so it prices nothing',
-    );
-    expect(onlyAt(warnings, 'routing.getBalanse').hint).toContain("did you mean 'getBalance'?");
-    expect(onlyAt(warnings, 'routing.getbalance').hint).toContain("did you mean 'getBalance'?");
-  });
-
-  it('points a provider-specific name under [routing] to [custom]', () => {
-    const { list, warnings } = compile({ routing: { qn_fetchNFTsByCollection: 5 } });
-    expect(onlyAt(warnings, 'routing.qn_fetchNFTsByCollection').hint).toContain('[custom]');
-    expect(registry.idOf('qn_fetchNFTsByCollection')).toBe(UNKNOWN_METHOD_ID);
-    expect(list!.named.has('qn_fetchNFTsByCollection')).toBe(false);
-  });
-
-  it('warns that [custom] cannot price a standard method', () => {
-    const { list, warnings } = compile({ routing: {}, custom: { getBalance: 7 } });
-    expect(onlyAt(warnings, 'custom.getBalance').message).toBe(
-      'is a standard method; [custom] cannot price it',
-    );
-    expect(price(list!, 'getBalance')).toBe(UNPRICED);
-  });
-
-  it('has no warnings for EVM names under [routing]', () => {
-    const { list, warnings } = compile({ routing: { eth_call: 26, net_version: 0 } });
-    expect(warnings).toEqual([]);
-    expect(price(list!, 'eth_call')).toBe(26);
-    expect(priceSourceOf(list!, 'eth_call')).toBe('routing');
-  });
-});
-
-describe('priceOf / priceSourceOf', () => {
-  const withFallback: PriceListSpec = {
-    limits: { unknown_method_cost: 20 },
-    routing: { getBalance: 10, getHealth: 0 },
-    custom: { acme_getFoo: 50 },
-  };
-
-  it.each<[string, number, string | undefined]>([
-    ['getBalance', 10, 'routing'],
-    ['getHealth', 0, 'routing'],
-    ['acme_getFoo', 50, 'custom'],
-    ['getSlot', 20, 'unknown_method_cost'],
-    ['never_seen_method', 20, 'unknown_method_cost'],
-    ['getbalance', 20, 'unknown_method_cost'],
-  ])('prices %s at %d from %s when the list has a fallback', (method, cost, source) => {
-    const list = compiled(withFallback);
-    expect(price(list, method)).toBe(cost);
-    expect(priceSourceOf(list, method)).toBe(source);
-  });
-
-  it.each<[string, number, string | undefined]>([
-    ['getBalance', 10, 'routing'],
-    ['getHealth', 0, 'routing'],
-    ['acme_getFoo', 50, 'custom'],
-    ['getSlot', UNPRICED, undefined],
-    ['never_seen_method', UNPRICED, undefined],
-  ])('prices %s at %d from %s when the list has no fallback', (method, cost, source) => {
-    const { limits: _limits, ...spec } = withFallback;
-    const list = compiled(spec);
-    expect(price(list, method)).toBe(cost);
-    expect(priceSourceOf(list, method)).toBe(source);
-  });
-
-  it('keeps a price of 0 distinct from unpriced', () => {
-    const list = compiled({ routing: { getHealth: 0 } });
-    expect(price(list, 'getHealth')).toBe(0);
-    expect(price(list, 'getHealth')).not.toBe(UNPRICED);
-    expect(price(list, 'getSlot')).toBe(UNPRICED);
-  });
-
-  it('lets [routing] win over the fallback and over a same-named [custom] entry', () => {
-    const list = compiled({
-      limits: { unknown_method_cost: 99 },
-      routing: { getBalance: 3 },
-      custom: { getBalance: 7 },
-    });
-    expect(price(list, 'getBalance')).toBe(3);
-    expect(priceSourceOf(list, 'getBalance')).toBe('routing');
-  });
-
-  it('gives custom methods interned after the table was built the fallback price', () => {
-    const early = compiled({ limits: { unknown_method_cost: 20 }, routing: {} });
-    const earlyNoFallback = compiled({ routing: {} });
-    const later = compiled({ routing: {}, custom: { acme_late: 5 } });
-    const id = registry.idOf('acme_late');
-    expect(id).toBeGreaterThanOrEqual(early.table.length);
-    expect(priceOf(early, id)).toBe(20);
-    expect(priceSourceOf(early, 'acme_late')).toBe('unknown_method_cost');
-    expect(priceOf(earlyNoFallback, id)).toBe(UNPRICED);
-    expect(priceOf(later, id)).toBe(5);
-  });
-
-  it('gives custom methods interned before the table was built the fallback price', () => {
-    compiled({ routing: {}, custom: { acme_early: 5 } });
-    const list = compiled({ limits: { unknown_method_cost: 20 }, routing: {} });
-    expect(price(list, 'acme_early')).toBe(20);
-  });
-
-  it('prices the unknown-method id by the fallback only', () => {
-    expect(priceOf(compiled({ limits: { unknown_method_cost: 4 } }), UNKNOWN_METHOD_ID)).toBe(4);
-    expect(priceOf(compiled({}), UNKNOWN_METHOD_ID)).toBe(UNPRICED);
-  });
-
-  it('records the explicitly named methods with their source', () => {
-    const list = compiled(withFallback);
-    expect([...list.named.entries()]).toEqual([
-      ['getBalance', { cost: 10, source: 'routing' }],
-      ['getHealth', { cost: 0, source: 'routing' }],
-      ['acme_getFoo', { cost: 50, source: 'custom' }],
-    ]);
-  });
-
-  it('shares custom ids between lists that name the same custom method', () => {
-    const a = compiled({ routing: {}, custom: { acme_shared: 1 } });
-    const b = compiled({ routing: {}, custom: { acme_shared: 2 } });
-    expect(price(a, 'acme_shared')).toBe(1);
-    expect(price(b, 'acme_shared')).toBe(2);
+    expect(registry().size).toBe(before);
   });
 });
