@@ -11,12 +11,11 @@ import path from 'node:path';
 import {
   MONITORING_DIR,
   dashboardQueries,
-  driveTraffic,
-  ensurePeriodEnd,
   loadDashboard,
   substitute,
   variableRefs,
 } from '../support/dashboard.js';
+import { driveTraffic, ensurePeriodEnd } from '../support/dashboard-traffic.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { startHarness, type Harness } from '../support/proxy-harness.js';
 import { freePort } from '../support/free-port.js';

@@ -2,14 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   allPanels,
   dashboardQueries,
-  driveTraffic,
-  ensurePeriodEnd,
   legendLabels,
   loadDashboard,
-  promqlRefs,
   substitute,
   variableRefs,
 } from '../support/dashboard.js';
+import { driveTraffic, ensurePeriodEnd } from '../support/dashboard-traffic.js';
+import { promqlRefs } from '../support/promql-refs.js';
 import { parseExposition, type Exposition } from '../../src/bench/prometheus-text.js';
 import { startHarness, type Harness } from '../support/proxy-harness.js';
 
