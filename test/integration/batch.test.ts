@@ -90,7 +90,7 @@ describe('JSON-RPC batches', () => {
     expect(answers[3]!.result).toBe('ok');
   });
 
-  it('forwards notifications without answering them; a batch of only notifications gets an empty 200', async () => {
+  it('forwards notifications without answering them; a batch of only notifications gets 204', async () => {
     harness = await startHarness([{ name: 'n' }]);
     const mixed = await postBatch(harness, [
       { jsonrpc: '2.0', method: 'getSlot' },
@@ -102,8 +102,10 @@ describe('JSON-RPC batches', () => {
       { jsonrpc: '2.0', method: 'getSlot' },
       { jsonrpc: '2.0', method: 'getHealth' },
     ]);
-    expect(onlyNotifications.status).toBe(200);
+    // JSON-RPC 2.0 §6: nothing is returned for a batch of notifications — 204, no body.
+    expect(onlyNotifications.status).toBe(204);
     expect(onlyNotifications.body).toBe('');
+    expect(onlyNotifications.contentType).toBeNull();
     expect(harness.mocks.n!.stats().byMethod.getSlot).toBe(2);
   });
 

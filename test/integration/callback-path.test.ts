@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
+import { ManualClock } from '../../src/core/clock.js';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
 import { closeUpstreams, pointAt, startUpstream as upstream } from '../support/upstreams.js';
 
@@ -48,19 +49,48 @@ describe('single-request callback path', () => {
   });
 
   it('penalizes a node that used its whole attempt deadline when the budget had room for it', async () => {
-    // attempt_timeout_ms <= request_timeout_ms is a valid config; 597 of 600 leaves the
-    // attempt its full deadline, so timing out is the node's fault (penalty, fail over next time).
+    // 597 of a 600 ms budget leaves the attempt its full deadline, so timing out is the node's
+    // fault (penalty, fail over). The proxy's clock moves only when the test says: however
+    // slow the machine, the attempt starts at the request's first millisecond.
+    const clock = new ManualClock(1000);
     harness = await startHarness(
       [
         { name: 'stalled', tier: 0, mock: { fault: { kind: 'stall' } } },
         { name: 'healthy', tier: 1 },
       ],
-      { server: { requestTimeoutMs: 600, attemptTimeoutMs: 597 } },
+      { server: { requestTimeoutMs: 600, attemptTimeoutMs: 597 }, clock },
     );
-    await harness.post(rpc('getSlot', 1));
-    expect(attempts(await harness.metrics(), 'stalled', 'transport_error')).toBe(1);
-    const second = await harness.post(rpc('getSlot', 2));
-    expect(second.status).toBe(200);
+    const h = harness;
+    const first = h.post(rpc('getSlot', 1));
+    await expect.poll(() => h.mocks.stalled!.stats().inFlight).toBe(1);
+    clock.advance(597);
+    expect((await first).status).toBe(200);
+    expect(attempts(await h.metrics(), 'stalled', 'transport_error')).toBe(1);
+    expect(h.mocks.healthy!.stats().requests).toBe(1);
+    expect((await h.health()).nodes.find((n) => n.name === 'stalled')!.status).toBe('down');
+  });
+
+  it('abandons, without penalty, an attempt the budget cut short', async () => {
+    const clock = new ManualClock(1000);
+    harness = await startHarness(
+      [
+        { name: 'first', tier: 0, mock: { fault: { kind: 'stall' } } },
+        { name: 'second', tier: 1, mock: { fault: { kind: 'stall' } } },
+      ],
+      { server: { requestTimeoutMs: 600, attemptTimeoutMs: 500 }, clock },
+    );
+    const h = harness;
+    const answer = h.post(rpc('getSlot', 1));
+    await expect.poll(() => h.mocks.first!.stats().inFlight).toBe(1);
+    clock.advance(500); // `first` used its whole deadline: its fault
+    await expect.poll(() => h.mocks.second!.stats().inFlight).toBe(1);
+    clock.advance(100); // `second` had only the 100 ms left of the budget: not its fault
+    expect((await answer).status).toBe(504);
+    const text = await h.metrics();
+    expect(attempts(text, 'first', 'transport_error')).toBe(1);
+    expect(attempts(text, 'second', 'transport_error')).toBe(0);
+    const states = Object.fromEntries((await h.health()).nodes.map((n) => [n.name, n.status]));
+    expect(states).toEqual({ first: 'down', second: 'unknown' });
   });
 
   it('relays a streamed answer to a client that stops reading for a while, then frees the permit', async () => {

@@ -232,7 +232,8 @@ describe('attempt outcomes', () => {
     ['success', {}, 'forwarded'],
     ['forwarded_http_error', { fault: { kind: 'http', status: 404 } }, 'forwarded'],
     ['forwarded_rpc_error', { fault: { kind: 'rpc_error', code: -32601 } }, 'forwarded'],
-    ['retryable_rpc_error', { fault: { kind: 'rpc_error', code: -32005 } }, 'bad_gateway'],
+    // The one node's error is the best answer there is: relayed, never a synthetic 502.
+    ['retryable_rpc_error', { fault: { kind: 'rpc_error', code: -32005 } }, 'forwarded'],
     ['invalid_json', { fault: { kind: 'invalid_json' } }, 'bad_gateway'],
     ['body_error', { fault: { kind: 'truncate' } }, 'bad_gateway'],
     ['transport_error', { fault: { kind: 'close' } }, 'bad_gateway'],

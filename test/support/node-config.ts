@@ -30,6 +30,8 @@ export function nodeConfig(overrides: Partial<NodeConfig> & { name: string }): N
     tier: 0,
     rpsLimit: Infinity,
     maxConcurrent: Infinity,
+    maxConnections: 1024,
+    keepAliveMs: 30_000,
     monthlyLimit: undefined,
     spilloverThreshold: Infinity,
     resetDay: 1,

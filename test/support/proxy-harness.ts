@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
+import type { Clock } from '../../src/core/clock.js';
 import type { Config, NodeConfig, ServerConfig } from '../../src/core/config/types.js';
 import { ProxyServer } from '../../src/core/http/server.js';
 import { createPromMetrics } from '../../src/core/prom-metrics.js';
@@ -61,7 +62,13 @@ export function serverConfig(overrides: Partial<ServerConfig> = {}): ServerConfi
 /** Starts mock nodes and a proxy in front of them. */
 export async function startHarness(
   nodes: readonly TestNode[],
-  options: { server?: Partial<ServerConfig>; budgetMs?: number; attemptTimeoutMs?: number } = {},
+  options: {
+    server?: Partial<ServerConfig>;
+    budgetMs?: number;
+    attemptTimeoutMs?: number;
+    /** The proxy's clock (a ManualClock makes deadlines and waits move only when told). */
+    clock?: Clock;
+  } = {},
 ): Promise<Harness> {
   const live = nodes.filter((node) => !node.dead);
   const mockList = await startMockNodes(live.map((node) => ({ name: node.name, ...node.mock })));
@@ -98,6 +105,7 @@ export async function startHarness(
     metrics: config.server.enableMetrics ? createPromMetrics({ version: '0.0.0-test' }) : undefined,
     budgetMs: options.budgetMs,
     attemptTimeoutMs: options.attemptTimeoutMs,
+    clock: options.clock,
   });
   const url = `http://127.0.0.1:${server.port}`;
   return {

@@ -9,7 +9,7 @@ import { parseEnv } from 'node:util';
 import { parse } from 'smol-toml';
 import { MethodRegistry } from '../protocol/method-registry.js';
 import { closestMatch } from './did-you-mean.js';
-import { MAX_NODES, readNodeFields, type NodeFields } from './node-section.js';
+import { MAX_NODES, readNodeFields, type NodeEntry } from './node-section.js';
 import { loadPriceList } from './price-list.js';
 import { ProblemList } from './problem-list.js';
 import { readServerSection } from './server-section.js';
@@ -95,7 +95,7 @@ function readNodes(
   file: string,
   env: NodeJS.ProcessEnv,
   problems: ProblemList,
-): NodeFields[] {
+): NodeEntry[] {
   const nodes = doc.nodes;
   if (nodes === undefined) {
     problems.error(
@@ -131,7 +131,7 @@ function readNodes(
       'remove some nodes or run several cascade instances',
     );
   }
-  const result: NodeFields[] = [];
+  const result: NodeEntry[] = [];
   const seen = new Map<string, number>();
   nodes.forEach((entry: unknown, index) => {
     if (!isTable(entry)) {
@@ -143,7 +143,7 @@ function readNodes(
       );
       return;
     }
-    const fields = readNodeFields(entry, index, env, file, problems);
+    const read = readNodeFields(entry, index, env, file, problems);
     const name = typeof entry.name === 'string' ? entry.name : undefined;
     if (name !== undefined) {
       const first = seen.get(name);
@@ -158,7 +158,7 @@ function readNodes(
         seen.set(name, index);
       }
     }
-    if (fields) result.push(fields);
+    result.push(read);
   });
   return result;
 }
@@ -190,19 +190,20 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
     }
   }
   const server = readServerSection(doc, file, problems);
-  const fields = readNodes(doc, file, env, problems);
+  const entries = readNodes(doc, file, env, problems);
   const priceLists = new Map<string, PriceList | undefined>();
   const nodes: NodeConfig[] = [];
-  for (const node of fields) {
-    const absolute = path.resolve(cwd, node.providerPricingPath);
+  for (const entry of entries) {
+    // Every price list is read, even for a node with other problems: one pass reports all.
+    const configured = entry.providerPricingPath;
+    if (configured === undefined) continue;
+    const absolute = path.resolve(cwd, configured);
     if (!priceLists.has(absolute)) {
-      priceLists.set(
-        absolute,
-        loadPriceList(absolute, node.providerPricingPath, registry, problems),
-      );
+      priceLists.set(absolute, loadPriceList(absolute, configured, registry, problems));
     }
     const pricing = priceLists.get(absolute);
-    if (!pricing) continue;
+    const node = entry.fields;
+    if (!pricing || !node) continue;
     const { providerPricingPath: _unused, ...rest } = node;
     const spilloverThreshold =
       node.monthlyLimit === undefined

@@ -6,6 +6,10 @@ import { FieldReader, type Table } from './toml-fields.js';
 
 /** At most this many nodes: the routing table stays small enough to walk on every request. */
 export const MAX_NODES = 64;
+/** Connections per node when `max_connections` is not set. */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+/** How long an idle pooled connection may be reused when `keep_alive_ms` is not set. */
+export const DEFAULT_KEEP_ALIVE_MS = 30_000;
 const U32_MAX = 0xffffffff;
 
 const NODE_KEYS = [
@@ -14,6 +18,8 @@ const NODE_KEYS = [
   'tier',
   'rps_limit',
   'max_concurrent',
+  'max_connections',
+  'keep_alive_ms',
   'monthly_limit',
   'reset_day',
   'provider_pricing_path',
@@ -27,9 +33,18 @@ export interface NodeFields {
   readonly tier: number;
   readonly rpsLimit: number;
   readonly maxConcurrent: number;
+  readonly maxConnections: number;
+  readonly keepAliveMs: number;
   readonly monthlyLimit: number | undefined;
   readonly resetDay: number;
   readonly providerPricingPath: string;
+}
+
+/** One node entry read: its fields when all are valid, and its price list's path if readable. */
+export interface NodeEntry {
+  readonly fields: NodeFields | undefined;
+  /** Read even when other fields are wrong, so the price list's problems are reported too. */
+  readonly providerPricingPath: string | undefined;
 }
 
 function readUrl(
@@ -92,14 +107,14 @@ function readUrl(
   return { url: sub.value, redactedUrl };
 }
 
-/** Validates one `[[nodes]]` entry's own fields; returns undefined when any is wrong. */
+/** Validates one `[[nodes]]` entry's own fields (`fields` is undefined when any is wrong). */
 export function readNodeFields(
   table: Table,
   index: number,
   env: NodeJS.ProcessEnv,
   file: string,
   problems: ProblemList,
-): NodeFields | undefined {
+): NodeEntry {
   const before = problems.errors.length;
   const prefix = `nodes[${index}]`;
   const r = new FieldReader(table, file, prefix, problems);
@@ -150,6 +165,18 @@ export function readNodeFields(
     required: false,
     hint: 'requests in flight at once; omit the key for no limit',
   });
+  const maxConnections = r.integer('max_connections', {
+    min: 1,
+    max: 65_535,
+    required: false,
+    hint: `connections open to the node at once; when all are busy the node is skipped as saturated (default ${DEFAULT_MAX_CONNECTIONS})`,
+  });
+  const keepAliveMs = r.integer('keep_alive_ms', {
+    min: 0,
+    max: 3_600_000,
+    required: false,
+    hint: `ms an idle connection may be reused; keep it below the provider's idle timeout (default ${DEFAULT_KEEP_ALIVE_MS})`,
+  });
   const monthly = r.integer('monthly_limit', {
     min: 0,
     max: Number.MAX_SAFE_INTEGER,
@@ -188,16 +215,19 @@ export function readNodeFields(
     monthly === undefined ||
     !pricing
   ) {
-    return undefined;
+    return { fields: undefined, providerPricingPath: pricing || undefined };
   }
-  return {
+  const fields: NodeFields = {
     name,
     ...urls,
     tier,
     rpsLimit: rpsLimit ?? Infinity,
     maxConcurrent: maxConcurrent ?? Infinity,
+    maxConnections: maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    keepAliveMs: keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
     monthlyLimit: monthly === 0 ? undefined : monthly,
     resetDay: resetDay ?? 1,
     providerPricingPath: pricing,
   };
+  return { fields, providerPricingPath: pricing };
 }

@@ -60,6 +60,10 @@ export interface NodeConfig {
   readonly tier: number;
   readonly rpsLimit: number;
   readonly maxConcurrent: number;
+  /** Most connections open to the node; when all are busy the node counts as saturated. */
+  readonly maxConnections: number;
+  /** An idle pooled connection is not reused after this many ms. */
+  readonly keepAliveMs: number;
   /** Credits per billing period; undefined = unmetered (`monthly_limit = 0`). */
   readonly monthlyLimit: number | undefined;
   /** Usage past which the node is skipped; Infinity when unmetered. */

@@ -13,12 +13,7 @@ import {
   type RpcRequest,
 } from '../protocol/rpc-request.js';
 import { routeBatch } from '../routing/batch-route.js';
-import {
-  route,
-  type RouteContext,
-  type RouteListener,
-  type RouteResult,
-} from '../routing/route.js';
+import { route, type RouteContext, type RouteResult } from '../routing/route.js';
 import { BodyReader, readBody } from './read-body.js';
 import { sendBytes, sendRpcError } from './respond.js';
 
@@ -77,15 +72,19 @@ function finish(exchange: Exchange, outcome: number): number {
 function respondRouted(res: ServerResponse, request: RpcRequest, result: RouteResult): number {
   if (result.kind === 'answer') {
     const contentType = result.contentType ?? 'application/json';
-    if (result.body instanceof UpstreamStream) {
-      res.writeHead(result.status, { 'content-type': contentType });
-      result.body.pipeTo(res);
-    } else {
-      sendBytes(res, result.status, contentType, result.body);
+    const body = result.body;
+    if (!(body instanceof UpstreamStream)) {
+      sendBytes(res, result.status, contentType, body);
+      return RequestOutcome.forwarded;
     }
-    return RequestOutcome.forwarded;
+    if (!body.failed) {
+      res.writeHead(result.status, { 'content-type': contentType });
+      body.pipeTo(res);
+      return RequestOutcome.forwarded;
+    }
+    // The answer broke before any of it reached the client: a 502, never a 200 cut short.
   }
-  const idJson = readIdJson(request.body);
+  const idJson = readIdJson(request);
   if (result.kind === 'timeout') {
     sendRpcError(res, 504, RPC_ERROR.serverError, ERROR_MESSAGE.globalTimeout, idJson);
     return RequestOutcome.timeout;
@@ -153,7 +152,24 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
     return;
   }
   exchange.rpc = parsed.request;
-  route(parsed.request, forwardHeaders(req), ctx.route, exchange);
+  route(parsed.request, forwardHeaders(req), ctx.route, onRouted, exchange);
+}
+
+/** Where routing reports how a single request ended. */
+function onRouted(result: RouteResult, exchange: Exchange): void {
+  if (result.kind === 'failed') {
+    exchange.failed(result.error);
+    return;
+  }
+  try {
+    answerRouted(exchange, result);
+  } catch (err) {
+    // A stream that was never piped would hold its permit and buffer the upstream forever.
+    if (result.kind === 'answer' && result.body instanceof UpstreamStream) {
+      result.body.abort(new Error('answer could not be relayed'));
+    }
+    exchange.failed(err);
+  }
 }
 
 /** Answers a routed single request and records it. */
@@ -164,7 +180,7 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
   const outcome = respondRouted(exchange.res, request, result);
   const seconds = finish(exchange, outcome);
   if (ctx.accessLog) {
-    const answered = result.kind === 'answer';
+    const answered = result.kind === 'answer' && outcome === RequestOutcome.forwarded;
     const fields = {
       method: request.method,
       node: answered ? result.node : null,
@@ -190,9 +206,14 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
     return;
   }
   const result = await routeBatch(batch, forwardHeaders(req), ctx.route);
-  // Per-element errors travel inside the array, so the HTTP answer is 200 either way.
   lastOnConnection(exchange);
-  sendBytes(res, 200, 'application/json', result.body);
+  if (result.body === '') {
+    // Only notifications: nothing is owed (JSON-RPC 2.0 §6), so no body at all.
+    res.writeHead(204).end();
+  } else {
+    // Per-element errors travel inside the array, so the HTTP answer is 200 either way.
+    sendBytes(res, 200, 'application/json', result.body);
+  }
   // A batch of nothing but invalid elements is the client's mistake, not an upstream failure.
   const outcome = result.forwarded
     ? RequestOutcome.forwarded
@@ -217,7 +238,7 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
  * One proxied request: reads its body, hears how routing ended, answers. One object per
  * request carries what the callbacks need, so none of them is a closure.
  */
-class Exchange extends BodyReader implements RouteListener {
+class Exchange extends BodyReader {
   /** The parsed single request being routed. */
   rpc: RpcRequest | undefined = undefined;
   /** Whether the request's outcome is recorded (exactly once, whatever path answered it). */
@@ -237,18 +258,6 @@ class Exchange extends BodyReader implements RouteListener {
     try {
       proxyRequest(this, body);
     } catch (err) {
-      this.failed(err);
-    }
-  }
-
-  routed(result: RouteResult): void {
-    try {
-      answerRouted(this, result);
-    } catch (err) {
-      // A stream that was never piped would hold its permit and buffer the upstream forever.
-      if (result.kind === 'answer' && result.body instanceof UpstreamStream) {
-        result.body.abort(new Error('answer could not be relayed'));
-      }
       this.failed(err);
     }
   }

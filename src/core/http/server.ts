@@ -4,6 +4,7 @@ import { MONOTONIC_CLOCK, type Clock } from '../clock.js';
 import type { Config, NodeConfig } from '../config/types.js';
 import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics, type QuotaSample } from '../metrics.js';
 import { createPromMetrics } from '../prom-metrics.js';
+import { DeadlineQueue } from '../node/deadline-queue.js';
 import { nextReset } from '../quota/billing-period.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { RouteEvents } from '../routing/attempt.js';
@@ -74,6 +75,7 @@ export class ProxyServer {
       usage: options.usage,
       metrics: this.metrics,
       clock: this.#clock,
+      deadlines: new DeadlineQueue(this.#clock),
     });
     const events: RouteEvents = {
       penalized: (node, reason, seconds) =>

@@ -1,5 +1,7 @@
+import type { Clock } from '../clock.js';
 import type { NodeConfig } from '../config/types.js';
 import type { NodeMetrics } from '../metrics.js';
+import type { DeadlineQueue } from './deadline-queue.js';
 import { HttpTransport } from './http-transport.js';
 import { LatencyEma } from './latency-ema.js';
 import { Penalty } from './penalty.js';
@@ -10,6 +12,25 @@ import { TokenBucket } from './token-bucket.js';
 export interface UsageCounter {
   readonly used: number;
   add(credits: number): void;
+}
+
+/** What every node of a server shares: its clock and its queue of attempt deadlines. */
+export interface NodeDeps {
+  readonly clock: Clock;
+  readonly deadlines: DeadlineQueue;
+}
+
+/** Attempts a node may have in flight: its max_concurrent, and never more than its connections. */
+export function inFlightCap(config: NodeConfig): number {
+  return Math.min(config.maxConcurrent, config.maxConnections);
+}
+
+function transportFor(config: NodeConfig, deps: NodeDeps): HttpTransport {
+  return new HttpTransport(config.url, {
+    maxConnections: inFlightCap(config),
+    keepAliveMs: config.keepAliveMs,
+    deadlines: deps.deadlines,
+  });
 }
 
 /**
@@ -30,17 +51,24 @@ export class UpstreamNode {
   #transport: HttpTransport;
   /** Set when a reload removed the node: requests still walking an old table skip it. */
   retired = false;
+  /**
+   * Set when the node answered a well-formed batch with a single -32700/-32600 error (it does
+   * not take batches): it is then sent one element per attempt. Cleared when its URL changes.
+   */
+  refusesBatches = false;
+  readonly #deps: NodeDeps;
 
-  constructor(config: NodeConfig, usage: UsageCounter, metrics: NodeMetrics, now: number) {
+  constructor(config: NodeConfig, usage: UsageCounter, metrics: NodeMetrics, deps: NodeDeps) {
     this.name = config.name;
     this.#config = config;
+    this.#deps = deps;
     this.usage = usage;
     this.metrics = metrics;
-    this.permits = new Permits(config.maxConcurrent);
+    this.permits = new Permits(inFlightCap(config), deps.clock);
     this.#bucket = Number.isFinite(config.rpsLimit)
-      ? new TokenBucket(config.rpsLimit, now)
+      ? new TokenBucket(config.rpsLimit, deps.clock.now())
       : undefined;
-    this.#transport = new HttpTransport(config.url, config.maxConcurrent);
+    this.#transport = transportFor(config, deps);
   }
 
   get config(): NodeConfig {
@@ -67,11 +95,16 @@ export class UpstreamNode {
     } else {
       this.#bucket = new TokenBucket(config.rpsLimit, now);
     }
-    this.permits.setMax(config.maxConcurrent);
-    if (previous.url === config.url && previous.maxConcurrent === config.maxConcurrent)
+    this.permits.setMax(inFlightCap(config));
+    if (
+      previous.url === config.url &&
+      inFlightCap(previous) === inFlightCap(config) &&
+      previous.keepAliveMs === config.keepAliveMs
+    )
       return undefined;
+    if (previous.url !== config.url) this.refusesBatches = false;
     const old = this.#transport;
-    this.#transport = new HttpTransport(config.url, config.maxConcurrent);
+    this.#transport = transportFor(config, this.#deps);
     return old;
   }
 }

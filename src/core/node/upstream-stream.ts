@@ -38,6 +38,11 @@ export class UpstreamStream {
     this.#idle = setTimeout(() => this.#onIdle(), STREAM_IDLE_MS);
   }
 
+  /** True when the upstream body broke (or the relay was aborted). */
+  get failed(): boolean {
+    return this.#state === 'failed';
+  }
+
   /** Registers `callback(ok)` for when the stream is over (relayed whole, or not). */
   onFinish(callback: (ok: boolean) => void): void {
     if (this.#finished) callback(this.#state === 'ended');

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { NodeConfig } from '../config/types.js';
 import type { ProxyMetrics } from '../metrics.js';
+import type { DeadlineQueue } from '../node/deadline-queue.js';
 import type { HttpTransport } from '../node/http-transport.js';
 import { UpstreamNode, type UsageCounter } from '../node/upstream-node.js';
 import { buildTable, type RoutingTable } from './routing-table.js';
@@ -23,6 +24,8 @@ const COMPARED_FIELDS = [
   'tier',
   'rpsLimit',
   'maxConcurrent',
+  'maxConnections',
+  'keepAliveMs',
   'monthlyLimit',
   'resetDay',
   'spilloverThreshold',
@@ -32,6 +35,8 @@ const FIELD_LABEL: Record<(typeof COMPARED_FIELDS)[number], string> = {
   tier: 'tier',
   rpsLimit: 'rps_limit',
   maxConcurrent: 'max_concurrent',
+  maxConnections: 'max_connections',
+  keepAliveMs: 'keep_alive_ms',
   monthlyLimit: 'monthly_limit',
   resetDay: 'reset_day',
   spilloverThreshold: 'spillover threshold',
@@ -68,10 +73,10 @@ export class Topology {
       readonly usage: UsageProvider;
       readonly metrics: ProxyMetrics;
       readonly clock: Clock;
+      readonly deadlines: DeadlineQueue;
     },
   ) {
-    const now = deps.clock.now();
-    const all = nodes.map((config) => this.#create(config, now));
+    const all = nodes.map((config) => this.#create(config));
     this.#table = buildTable(all);
   }
 
@@ -104,7 +109,7 @@ export class Topology {
       const existing = this.#byName.get(config.name);
       if (!existing) {
         added.push(config.name);
-        return this.#create(config, now);
+        return this.#create(config);
       }
       const fields = changedFields(existing.config, config);
       if (fields.length > 0) changed.push(`${config.name}: ${fields.join(', ')}`);
@@ -136,12 +141,12 @@ export class Topology {
     await Promise.all(this.#table.all.map((node) => node.transport.destroy()));
   }
 
-  #create(config: NodeConfig, now: number): UpstreamNode {
+  #create(config: NodeConfig): UpstreamNode {
     const node = new UpstreamNode(
       config,
       this.deps.usage.counter(config.name),
       this.deps.metrics.forNode(config.name),
-      now,
+      this.deps,
     );
     this.#byName.set(config.name, node);
     return node;
