@@ -56,16 +56,16 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   // ---- throttling: whatever the code, a provider telling us to slow down ----
   row(
     'rate_limited',
-    'providers (Infura, QuickNode, Helius…)',
-    /rate.?limit|too many requests|request limit reached|limit exceeded|exceeded .*(rate|limit|quota|capacity)|throttl/i,
-    { code: -32005, message: 'Too many requests for a specific RPC call' },
-  ),
-  row(
-    'rate_limited',
     'Alchemy (code 429 in the body)',
     undefined,
     { code: 429, message: 'Your app has exceeded its compute units per second capacity' },
     [429],
+  ),
+  row(
+    'rate_limited',
+    'providers (Infura, QuickNode, Helius…)',
+    /rate.?limit|too many requests|request limit reached|limit exceeded|exceeded .*(rate|limit|quota|capacity)|throttl/i,
+    { code: -32005, message: 'Too many requests for a specific RPC call' },
   ),
   // ---- node state: this node lacks the data now; another may have it ----
   row(
