@@ -34,3 +34,10 @@ export { NOOP_METRICS, type ProxyMetrics } from './metrics.js';
 export { createPromMetrics } from './prom-metrics.js';
 export * from './quota/index.js';
 export { startAdminServer, type AdminHandlers, type AdminServer } from './http/admin-server.js';
+export {
+  startCascade,
+  type Cascade,
+  type CascadeOptions,
+  type ShutdownSummary,
+} from './service.js';
+export type { ReloadOutcome } from './service-reload.js';

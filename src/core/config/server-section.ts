@@ -28,6 +28,11 @@ const SERVER_KEYS = [
   'attempt_timeout_ms',
 ] as const;
 
+/** The TOML name of a `[server]` field (for messages about changed keys). */
+export function serverKeyOf(field: string): string {
+  return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
 const PORT_HINT = 'a TCP port from 0 to 65535 (0 picks a free one)';
 
 /** Validates `[server]`; returns undefined when it has errors. */
