@@ -65,6 +65,8 @@ export const DURATION_BUCKETS = [
 export interface NodeMetrics {
   attempt(outcome: number, seconds: number): void;
   skip(reason: number): void;
+  /** A streamed answer the upstream broke off after the client had its first bytes. */
+  streamBroken(): void;
 }
 
 /** A node's state as the ranking tick publishes it. */
@@ -107,7 +109,7 @@ export interface ProxyMetrics {
 }
 
 /** Recorders that record nothing. */
-export const NOOP_NODE: NodeMetrics = { attempt: () => {}, skip: () => {} };
+export const NOOP_NODE: NodeMetrics = { attempt: () => {}, skip: () => {}, streamBroken: () => {} };
 
 /** Metrics that record nothing (enable_metrics = false). */
 export const NOOP_METRICS: ProxyMetrics = {

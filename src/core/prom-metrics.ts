@@ -35,6 +35,7 @@ interface NodeSeries {
   /** Series indexes of the node's attempt outcomes and skip reasons. */
   readonly attempts: readonly number[];
   readonly skips: readonly number[];
+  readonly breaks: number;
   tier: string | undefined;
 }
 
@@ -46,6 +47,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #attempts: IndexedCounter;
   readonly #attemptDurations: IndexedHistogram;
   readonly #skips: IndexedCounter;
+  readonly #streamBreaks: IndexedCounter;
   readonly #sleepQueue: Gauge<string>;
   readonly #batchSize: IndexedHistogram;
   readonly #nodeHealthy: Gauge<string>;
@@ -98,6 +100,11 @@ class PromMetrics implements ProxyMetrics {
     this.#skips = new IndexedCounter(
       'rpc_upstream_skips_total',
       'Nodes passed over without sending a request',
+      registry,
+    );
+    this.#streamBreaks = new IndexedCounter(
+      'cascade_upstream_stream_breaks_total',
+      'Streamed answers the upstream broke off after the client had received their first bytes',
       registry,
     );
     this.#sleepQueue = new Gauge({
@@ -187,9 +194,11 @@ class PromMetrics implements ProxyMetrics {
     const attempts = ATTEMPT_OUTCOMES.map((outcome) => this.#attempts.add({ node: name, outcome }));
     for (const outcome of ATTEMPT_OUTCOMES) this.#attemptDurations.add({ node: name, outcome });
     const skips = SKIP_REASONS.map((reason) => this.#skips.add({ node: name, reason }));
+    const breaks = this.#streamBreaks.add({ node: name });
     const counters = this.#attempts;
     const durations = this.#attemptDurations;
     const skipCounter = this.#skips;
+    const breakCounter = this.#streamBreaks;
     // Counter and histogram indexes are allocated in step, so one index serves both. A node
     // removed by a reload keeps recording into retired indexes that are no longer exported.
     const recorder: NodeMetrics = {
@@ -201,8 +210,11 @@ class PromMetrics implements ProxyMetrics {
       skip(reason) {
         skipCounter.inc(skips[reason]!);
       },
+      streamBroken() {
+        breakCounter.inc(breaks);
+      },
     };
-    this.#nodes.set(name, { recorder, attempts, skips, tier: undefined });
+    this.#nodes.set(name, { recorder, attempts, skips, breaks, tier: undefined });
     return recorder;
   }
 
@@ -215,6 +227,7 @@ class PromMetrics implements ProxyMetrics {
       this.#attemptDurations.remove(index);
     }
     for (const index of series.skips) this.#skips.remove(index);
+    this.#streamBreaks.remove(series.breaks);
     if (series.tier !== undefined) {
       this.#nodeHealthy.remove(name, series.tier);
       this.#latencyEma.remove(name, series.tier);

@@ -13,7 +13,8 @@ import {
   type RpcRequest,
 } from '../protocol/rpc-request.js';
 import { routeBatch } from '../routing/batch-route.js';
-import { route, type RouteContext, type RouteResult } from '../routing/route.js';
+import type { RouteContext, RouteResult } from '../routing/route-context.js';
+import { route } from '../routing/route.js';
 import { BodyReader, readBody } from './read-body.js';
 import { sendBytes, sendRpcError } from './respond.js';
 

@@ -63,12 +63,13 @@ export class AdmissionRound {
   }
 }
 
-function hasUntried(node: UpstreamNode, group: CandidateGroup): boolean {
+/** The index of the first candidate `node` has not been tried for, or -1. */
+function firstUntried(node: UpstreamNode, group: CandidateGroup): number {
   for (let i = 0; i < group.size; i++) {
     const candidate = group.candidate(i);
-    if (candidate !== undefined && !candidate.tried.includes(node)) return true;
+    if (candidate !== undefined && !candidate.tried.includes(node)) return i;
   }
-  return false;
+  return -1;
 }
 
 /**
@@ -85,7 +86,8 @@ export function admit(
   permitHeld = false,
 ): Attempt | undefined {
   let attempt: Attempt | undefined;
-  if (node.retired || !hasUntried(node, group)) {
+  const first = node.retired ? -1 : firstUntried(node, group);
+  if (first === -1) {
     if (permitHeld) node.permits.release();
     return undefined;
   }
@@ -98,9 +100,9 @@ export function admit(
   let unsupported = false;
   // A node that refused a batch gets single requests only (one candidate per attempt).
   const most = node.refusesBatches ? 1 : Infinity;
-  for (let i = 0; i < group.size; i++) {
+  for (let i = first; i < group.size; i++) {
     const candidate = group.candidate(i);
-    if (candidate === undefined || candidate.tried.includes(node)) continue;
+    if (candidate === undefined || (i !== first && candidate.tried.includes(node))) continue;
     const cost = priceOf(node.config.pricing, candidate.methodId);
     if (cost === UNPRICED) {
       candidate.tried.push(node);
@@ -185,7 +187,7 @@ export interface WaitContext {
 }
 
 /** Sleeps `ms` (a rate-limit wait), counted in rpc_sleep_queue_size. */
-export async function parkFor(ms: number, ctx: WaitContext): Promise<void> {
+async function parkFor(ms: number, ctx: WaitContext): Promise<void> {
   ctx.metrics.sleepQueue(1);
   try {
     await ctx.clock.sleep(ms);
@@ -200,7 +202,7 @@ export async function parkFor(ms: number, ctx: WaitContext): Promise<void> {
  * 'timeout' when the budget ran out first — a permit granted at the very end is given back,
  * since an attempt then could only be booked, never answered.
  */
-export async function waitForPermit(
+async function waitForPermit(
   node: UpstreamNode,
   group: CandidateGroup,
   round: AdmissionRound,
@@ -221,4 +223,23 @@ export async function waitForPermit(
     return 'timeout';
   }
   return admit(node, group, round, now, true);
+}
+
+/**
+ * Carries out a round end that does not give up: sleeps until the earliest token, or waits for
+ * a permit on the first saturated node and admits `group` there (the attempt it admitted), or —
+ * for `fail_open` and `again` — nothing. Undefined: walk a new round (a permit wait that ran
+ * out leaves the budget spent, which the driver's deadline check sees).
+ */
+export async function waitOutRound(
+  end: RoundEnd,
+  group: CandidateGroup,
+  round: AdmissionRound,
+  deadline: number,
+  ctx: WaitContext,
+): Promise<Attempt | undefined> {
+  if (end.kind === 'sleep') await parkFor(end.ms, ctx);
+  if (end.kind !== 'wait') return undefined;
+  const waited = await waitForPermit(end.node, group, round, deadline, ctx);
+  return waited === 'timeout' ? undefined : waited;
 }

@@ -11,6 +11,7 @@ import { AttemptOutcome } from '../metrics.js';
 import type { AttemptResponse, ForwardHeaders } from '../node/http-transport.js';
 import { penaltySeconds } from '../node/penalty.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
+import type { StreamEnd } from '../node/upstream-stream.js';
 import {
   BODY_ERROR,
   SUCCESS,
@@ -142,9 +143,21 @@ function record(attempt: Attempt, verdict: Verdict, response: AttemptResponse, n
   }
 }
 
+/**
+ * A streamed answer is over: the permit comes back. A body the upstream broke after the client
+ * had its first bytes cannot be retried; it is counted and the node penalized (its fault).
+ */
+function streamFinished(attempt: Attempt, end: StreamEnd): void {
+  attempt.release();
+  if (end !== 'upstream_broke') return;
+  const ctx = attempt.ctx!;
+  attempt.node.metrics.streamBroken();
+  penalizeNode(attempt.node, 'streamed answer broke off', 0, ctx.clock.now(), ctx.events);
+}
+
 /** The transport's callback: settles the attempt and hands it to its owner. */
 function onResponse(response: AttemptResponse, attempt: Attempt): void {
-  if (response.kind === 'stream') response.stream.onFinish(() => attempt.release());
+  if (response.kind === 'stream') response.stream.onFinish((end) => streamFinished(attempt, end));
   else attempt.release();
   const now = attempt.ctx!.clock.now();
   attempt.endedAt = now;

@@ -14,12 +14,11 @@ import {
   AdmissionRound,
   admit,
   endOfRound,
-  parkFor,
-  waitForPermit,
+  waitOutRound,
   type Candidate,
   type CandidateGroup,
 } from './admission.js';
-import { penalizeNode, settleAttempt, type Attempt } from './attempt.js';
+import { settleAttempt, type Attempt } from './attempt.js';
 import {
   REFUSED_BATCH,
   readSubBatchAnswer,
@@ -27,7 +26,8 @@ import {
   type ElementProgress,
 } from './batch-answer.js';
 import { errorFieldsOf, parseAnswer, type Verdict } from './classify.js';
-import type { RouteContext } from './route.js';
+import { Disputes } from './disputes.js';
+import type { RouteContext } from './route-context.js';
 
 /** What a batch request produced. */
 export interface BatchResult {
@@ -48,8 +48,8 @@ interface Pending extends ElementProgress, Candidate {
   claimed: boolean;
   /** The last upstream error answer (client id in place), relayed if no node does better. */
   held: string | undefined;
-  /** Nodes that gave an unknown error, awaiting a second opinion. */
-  disputes: Array<{ readonly node: UpstreamNode; readonly key: string }> | undefined;
+  /** Unknown errors nodes gave it, awaiting a second opinion. */
+  readonly disputes: Disputes;
 }
 
 /** Request-lifetime state of a batch: its open elements are the admission candidates. */
@@ -111,26 +111,6 @@ function classifySubBatch(status: number, body: Buffer, elements: unknown): Verd
   return readSubBatchAnswer(status, body, elements as readonly ElementProgress[]);
 }
 
-/** Penalizes the nodes that gave `progress` an unknown error nobody repeated. */
-function settleDisputes(
-  progress: Pending,
-  agreed: string | undefined,
-  state: BatchRoute,
-  now: number,
-): void {
-  for (const dispute of progress.disputes ?? []) {
-    if (dispute.key === agreed) continue;
-    penalizeNode(
-      dispute.node,
-      'JSON-RPC error that another node did not repeat',
-      0,
-      now,
-      state.ctx.events,
-    );
-  }
-  progress.disputes = undefined;
-}
-
 /** What a settled sub-batch means for each of its elements. */
 function afterAttempt(attempt: Attempt, elements: Pending[], state: BatchRoute): void {
   if (attempt.state === 'failed') throw attempt.error;
@@ -143,23 +123,23 @@ function afterAttempt(attempt: Attempt, elements: Pending[], state: BatchRoute):
     for (const progress of elements) progress.tried.splice(progress.tried.indexOf(node), 1);
     return;
   }
+  const events = state.ctx.events;
   for (const progress of elements) {
     const error = progress.error;
     if (progress.done) {
       if (progress.answer !== undefined && !isErrorAnswer(progress.answer)) {
-        settleDisputes(progress, undefined, state, now);
+        progress.disputes.answered(now, events);
       }
       continue;
     }
     if (error === undefined) continue;
-    if (error.verdict.penalty === 'disputed') {
-      if (progress.disputes?.some((d) => d.key === error.key)) {
-        settleDisputes(progress, error.key, state, now);
-        progress.answer = error.text;
-        progress.done = true;
-        continue;
-      }
-      (progress.disputes ??= []).push({ node, key: error.key });
+    if (
+      error.verdict.penalty === 'disputed' &&
+      progress.disputes.agree(node, error.key, now, events)
+    ) {
+      progress.answer = error.text;
+      progress.done = true;
+      continue;
     }
     progress.held = error.text;
   }
@@ -224,7 +204,7 @@ function pendingOf(element: BatchElement): Pending {
     tried: [],
     claimed: false,
     held: undefined,
-    disputes: undefined,
+    disputes: new Disputes(),
   };
   if (element.method === undefined) {
     progress.answer = errorJson(
@@ -258,13 +238,9 @@ export async function routeBatch(
     const end = endOfRound(round, ctx.table(), state.deadline - ctx.clock.now());
     if (end.kind === 'exhausted' || end.kind === 'timeout')
       return assemble(state, end.kind === 'timeout');
-    if (end.kind === 'sleep') await parkFor(end.ms, ctx);
-    else if (end.kind === 'fail_open') state.failOpen = true;
-    else if (end.kind === 'wait') {
-      state.taking = [];
-      const attempt = await waitForPermit(end.node, state, round, state.deadline, ctx);
-      if (attempt === 'timeout') return assemble(state, true);
-      if (attempt !== undefined) await dispatch(attempt, state.taking, state);
-    }
+    if (end.kind === 'fail_open') state.failOpen = true;
+    state.taking = [];
+    const attempt = await waitOutRound(end, state, round, state.deadline, ctx);
+    if (attempt !== undefined) await dispatch(attempt, state.taking, state);
   }
 }

@@ -19,6 +19,7 @@
  * parsing them would cost more than the whole proxy hop.
  */
 import { AttemptOutcome } from '../metrics.js';
+import { isNotification, type RpcRequest } from '../protocol/rpc-request.js';
 import { errorFault } from '../protocol/upstream-errors.js';
 import { JsonShape, jsonShape } from './json-shape.js';
 
@@ -153,23 +154,30 @@ function scanBody(body: Buffer, batch: boolean): Verdict | 'none' | 'invalid' {
 }
 
 /**
- * Classifies an answer that arrived whole (rows 3–6). `isNotification` is asked only when a
- * 2xx answer could not be read: a node owes a notification no answer at all.
+ * Classifies an answer that arrived whole (rows 3–6). `request` (a single request) is looked
+ * at only when a 2xx answer could not be read: a node owes a notification no answer at all.
  */
 export function classifyAnswer(
   status: number,
   body: Buffer,
   batch: boolean,
-  isNotification?: () => boolean,
+  request?: RpcRequest,
 ): Verdict {
   if (isFinalStatus(status)) return CLIENT_HTTP_ERROR;
   const success = status >= 200 && status < 300;
   if (body.length <= VALIDATION_THRESHOLD || body.indexOf(ERROR_KEY) !== -1) {
     const scan = scanBody(body, batch);
-    if (scan === 'invalid') return success && isNotification?.() === true ? SUCCESS : INVALID_JSON;
+    if (scan === 'invalid') {
+      return success && request !== undefined && isNotification(request) ? SUCCESS : INVALID_JSON;
+    }
     if (scan !== 'none') return scan;
   }
   return success ? SUCCESS : NODE_HTTP_ERROR;
+}
+
+/** The classifier of a single request's answer (`request` is the RpcRequest that was sent). */
+export function classifySingle(status: number, body: Buffer, request: unknown): Verdict {
+  return classifyAnswer(status, body, false, request as RpcRequest);
 }
 
 /**

@@ -1,85 +1,25 @@
 /**
  * The single-request driver (docs/routing.md). The request walks the ranked table in rounds,
  * admitting nodes through the one admission policy; a final answer ends it, a retryable one
- * moves on. The first attempt — the common request is one attempt, answered — runs as plain
- * callbacks from the upstream's answer to the client's; anything after it is an async loop.
- *
- * Whose fault an error is decides what happens next: an error the request caused is relayed
- * at once; an unknown error is judged by agreement — when a second node answers with the same
- * code and message it is the request's (relayed, nobody penalized), when another node answers
- * successfully the first node is penalized after all. When every attempt ended in an upstream
- * error, the client gets an upstream's error, never a synthetic 502.
+ * moves on, an unknown error waits for a second opinion (disputes.ts), and when routing gives
+ * up an upstream's error beats a synthetic one. The first attempt — the common request is one
+ * attempt, answered — runs as plain callbacks; anything after it is an async loop.
  */
-import type { ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
-import type { UpstreamStream } from '../node/upstream-stream.js';
-import { isNotification, type RpcRequest } from '../protocol/rpc-request.js';
+import type { RpcRequest } from '../protocol/rpc-request.js';
 import {
   AdmissionRound,
   admit,
   endOfRound,
-  parkFor,
-  waitForPermit,
+  waitOutRound,
   type Candidate,
   type CandidateGroup,
 } from './admission.js';
-import {
-  penalizeNode,
-  sendAttempt,
-  settleAttempt,
-  type Attempt,
-  type AttemptContext,
-} from './attempt.js';
-import { classifyAnswer, errorKeyOf } from './classify.js';
-import type { RoutingTable } from './routing-table.js';
-
-/** What routing needs from the server. */
-export interface RouteContext extends AttemptContext {
-  /** The current table; re-read at every round so a reload mid-request is seen. */
-  readonly table: () => RoutingTable;
-  readonly metrics: ProxyMetrics;
-  /** Whole-request budget (1 s). */
-  readonly budgetMs: number;
-}
-
-/** How a request ended. */
-export type RouteResult =
-  | {
-      readonly kind: 'answer';
-      readonly status: number;
-      readonly contentType: string | undefined;
-      /** The whole answer, or a large one still arriving (to pipe or abort). */
-      readonly body: Buffer | UpstreamStream;
-      readonly node: string;
-      readonly attempts: number;
-      readonly credits: number;
-    }
-  | { readonly kind: 'exhausted' | 'timeout'; readonly attempts: number; readonly credits: number }
-  /** Routing threw (a bug): the client must still be answered. */
-  | {
-      readonly kind: 'failed';
-      readonly error: unknown;
-      readonly attempts: number;
-      readonly credits: number;
-    };
-
-/** Hears how a routed request ended, with the caller's token (so it need not be a closure). */
-export type RouteCallback<T> = (result: RouteResult, token: T) => void;
-
-function classifySingle(
-  status: number,
-  body: Buffer,
-  request: unknown,
-): ReturnType<typeof classifyAnswer> {
-  return classifyAnswer(status, body, false, () => isNotification(request as RpcRequest));
-}
-
-/** An unknown error a node gave, awaiting a second opinion. */
-interface Dispute {
-  readonly node: UpstreamNode;
-  readonly key: string | undefined;
-}
+import { sendAttempt, settleAttempt, type Attempt } from './attempt.js';
+import { classifySingle, errorKeyOf } from './classify.js';
+import { Disputes } from './disputes.js';
+import type { RouteCallback, RouteContext, RouteResult } from './route-context.js';
 
 /** Request-lifetime routing state: the request is its own (only) admission candidate. */
 class RequestRoute<T> implements Candidate, CandidateGroup {
@@ -95,7 +35,8 @@ class RequestRoute<T> implements Candidate, CandidateGroup {
   afterWait = false;
   /** The last upstream error answer worth relaying if no node does better. */
   held: Attempt | undefined = undefined;
-  disputes: Dispute[] | undefined = undefined;
+  /** Unknown errors awaiting a second opinion (created on the first one). */
+  disputes: Disputes | undefined = undefined;
 
   constructor(
     readonly request: RpcRequest,
@@ -141,31 +82,19 @@ class RequestRoute<T> implements Candidate, CandidateGroup {
   settle(attempt: Attempt): RouteResult | undefined {
     if (attempt.state === 'failed') return this.failed(attempt.error);
     if (attempt.state === 'abandoned') return this.giveUp('timeout');
-    const verdict = attempt.verdict!;
-    if (verdict.kind === 'success') this.#settleDisputes(undefined, attempt.endedAt);
-    if (verdict.kind !== 'retry') return this.answer(attempt);
-    const response = attempt.response!;
-    if (!verdict.relayable || response.kind !== 'answer') return undefined;
-    if (verdict.penalty === 'disputed') {
-      const key = errorKeyOf(response.body);
-      if (this.disputes?.some((d) => d.key === key)) {
-        this.#settleDisputes(key, attempt.endedAt);
-        return this.answer(attempt);
-      }
-      (this.disputes ??= []).push({ node: attempt.node, key });
+    const { verdict, response, endedAt, node } = attempt;
+    if (verdict!.kind === 'success') this.disputes?.answered(endedAt, this.ctx.events);
+    if (verdict!.kind !== 'retry') return this.answer(attempt);
+    if (!verdict!.relayable || response!.kind !== 'answer') return undefined;
+    const key = verdict!.penalty === 'disputed' ? errorKeyOf(response!.body) : undefined;
+    if (
+      key !== undefined &&
+      (this.disputes ??= new Disputes()).agree(node, key, endedAt, this.ctx.events)
+    ) {
+      return this.answer(attempt);
     }
     this.held = attempt;
     return undefined;
-  }
-
-  /** Penalizes disputed nodes whose error nobody repeated (`agreed`: the error that was). */
-  #settleDisputes(agreed: string | undefined, now: number): void {
-    for (const dispute of this.disputes ?? []) {
-      if (dispute.key === agreed) continue;
-      const reason = 'JSON-RPC error that another node did not repeat';
-      penalizeNode(dispute.node, reason, 0, now, this.ctx.events);
-    }
-    this.disputes = undefined;
   }
 
   answer(attempt: Attempt): RouteResult {
@@ -220,29 +149,21 @@ function continueRouting(state: RequestRoute<unknown>): void {
 async function retry(state: RequestRoute<unknown>): Promise<RouteResult> {
   const { ctx, request } = state;
   for (;;) {
-    let now = ctx.clock.now();
+    const now = ctx.clock.now();
     if (now >= state.deadline) return state.giveUp('timeout');
     let attempt = state.walk(now);
     if (attempt === undefined) {
       const end = endOfRound(state.round, ctx.table(), state.deadline - now);
       if (end.kind === 'exhausted' || end.kind === 'timeout') return state.giveUp(end.kind);
-      if (end.kind === 'wait') {
-        const waited = await waitForPermit(end.node, state, state.round, state.deadline, ctx);
-        if (waited === 'timeout') return state.giveUp('timeout');
-        attempt = waited;
-        state.afterWait = attempt !== undefined;
-      } else if (end.kind === 'sleep') {
-        await parkFor(end.ms, ctx);
-      } else if (end.kind === 'fail_open') {
-        state.failOpen = true;
-      }
+      if (end.kind === 'fail_open') state.failOpen = true;
+      attempt = await waitOutRound(end, state, state.round, state.deadline, ctx);
+      state.afterWait = attempt !== undefined;
       if (attempt === undefined) {
         state.newRound(ctx.clock.now());
         continue;
       }
-      now = ctx.clock.now();
     }
-    await settleAttempt(attempt, request.body, state.headers, true, now);
+    await settleAttempt(attempt, request.body, state.headers, true, ctx.clock.now());
     const result = state.settle(attempt);
     if (result !== undefined) return result;
     if (state.afterWait) {
