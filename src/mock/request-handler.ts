@@ -6,14 +6,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultPicker } from './faults.js';
 import { writeFault } from './faults.js';
+import type { MockMempool } from './mempool.js';
+import type { PreparedError } from './node-errors.js';
 import type { RpcResponder } from './rpc-responder.js';
-import {
-  idJsonOf,
-  methodOf,
-  parseBody,
-  type ParsedBody,
-  type ResponseBody,
-} from './rpc-responder.js';
+import { methodOf, parseBody, type ParsedBody, type ResponseBody } from './rpc-responder.js';
 import type { StatsCounter } from './stats-counter.js';
 import type { MockBehaviour, MockFault } from './types.js';
 
@@ -23,6 +19,7 @@ export interface NodeState {
   readonly picker: FaultPicker;
   readonly stats: StatsCounter;
   readonly responder: RpcResponder;
+  readonly mempool: MockMempool;
 }
 
 /** Bodies above this get 413 (a mock has no reason to buffer more). */
@@ -61,7 +58,14 @@ function countMethods(stats: StatsCounter, parsed: ParsedBody): void {
 }
 
 function faultIdJson(parsed: ParsedBody): string {
-  return parsed.kind === 'single' ? (idJsonOf(parsed.call) ?? 'null') : 'null';
+  return parsed.kind === 'single' ? (parsed.idJson ?? 'null') : 'null';
+}
+
+/** A single call's method error with its own status or headers (a provider's 429). */
+function writeWithStatus(res: ServerResponse, error: PreparedError, body: ResponseBody): void {
+  if (error.headers === undefined) return writeBody(res, error.status, body);
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  writeBody(res, error.status, body);
 }
 
 function answer(
@@ -73,12 +77,15 @@ function answer(
 ): void {
   // The client may have gone while the answer was delayed.
   if (res.destroyed || res.headersSent) return;
-  if (fault) writeFault(res, fault, faultIdJson(parsed));
-  else writeBody(res, 200, state.responder.answer(parsed, responseBytes));
+  if (fault) return writeFault(res, fault, faultIdJson(parsed));
+  const body = state.responder.answer(parsed, responseBytes);
+  const methodError = state.responder.singleMethodError(parsed);
+  if (methodError === undefined || body === '') writeBody(res, 200, body);
+  else writeWithStatus(res, methodError, body);
 }
 
 function handleBody(state: NodeState, res: ServerResponse, body: Buffer): void {
-  const parsed = parseBody(body.toString('utf8'));
+  const parsed = parseBody(body);
   countMethods(state.stats, parsed);
   const behaviour = state.behaviour;
   const fault = state.picker.pick(behaviour) ? behaviour.fault : undefined;
