@@ -26,10 +26,11 @@ const account = privateKeyToAccount(PRIVATE_KEY);
 let nodes: MockNode[] = [];
 let agent: Agent | undefined;
 afterEach(async () => {
-  await agent?.close();
-  agent = undefined;
+  // Nodes first: closing them cuts off answers still pending, which agent.close() would await.
   await Promise.all(nodes.map((node) => node.close()));
   nodes = [];
+  await agent?.close();
+  agent = undefined;
 });
 
 async function start(...options: Parameters<typeof startMockNodes>[0]): Promise<MockNode[]> {
@@ -169,6 +170,23 @@ describe('a mempool shared by several nodes', () => {
     expect(b!.accepted()).toEqual([]);
     expect(mempool.accepted()).toEqual([{ chain: 'evm', id: viemKeccak256(raw), node: 'A' }]);
     expect(b!.mempool).toBe(mempool);
+  });
+
+  it('a slow node has accepted the transaction before its late answer', async () => {
+    const mempool = new MockMempool();
+    const [slow, fast] = await start(
+      { name: 'slow', mempool, delayMs: 60_000 },
+      { name: 'fast', mempool },
+    );
+    const raw = await signedEvm(11);
+    // The slow node's answer never comes within the test; close() in afterEach cuts it off.
+    rpc(slow!, 'eth_sendRawTransaction', [raw]).catch(() => undefined);
+    while (!mempool.has('evm', viemKeccak256(raw)))
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await rpc(fast!, 'eth_sendRawTransaction', [raw])).toMatchObject({
+      error: ALREADY_KNOWN.geth,
+    });
+    expect(slow!.accepted()).toEqual([{ chain: 'evm', id: viemKeccak256(raw), node: 'slow' }]);
   });
 
   it('is bounded: the oldest transaction is forgotten first', () => {

@@ -61,27 +61,32 @@ function faultIdJson(parsed: ParsedBody): string {
   return parsed.kind === 'single' ? (parsed.idJson ?? 'null') : 'null';
 }
 
-/** A single call's method error with its own status or headers (a provider's 429). */
-function writeWithStatus(res: ServerResponse, error: PreparedError, body: ResponseBody): void {
-  if (error.headers === undefined) return writeBody(res, error.status, body);
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  writeBody(res, error.status, body);
+/** An answer worked out on arrival, written after the node's delay. */
+interface Reply {
+  readonly body: ResponseBody;
+  /** A single call's method error, whose status and headers apply (a provider's 429). */
+  readonly methodError: PreparedError | undefined;
 }
 
-function answer(
-  state: NodeState,
+function replyTo(state: NodeState, parsed: ParsedBody, responseBytes: number): Reply {
+  const body = state.responder.answer(parsed, responseBytes);
+  return { body, methodError: body === '' ? undefined : state.responder.singleMethodError(parsed) };
+}
+
+function send(
   res: ServerResponse,
   parsed: ParsedBody,
   fault: MockFault | undefined,
-  responseBytes: number,
+  reply: Reply | undefined,
 ): void {
   // The client may have gone while the answer was delayed.
   if (res.destroyed || res.headersSent) return;
   if (fault) return writeFault(res, fault, faultIdJson(parsed));
-  const body = state.responder.answer(parsed, responseBytes);
-  const methodError = state.responder.singleMethodError(parsed);
-  if (methodError === undefined || body === '') writeBody(res, 200, body);
-  else writeWithStatus(res, methodError, body);
+  if (reply === undefined) return;
+  const { body, methodError } = reply;
+  if (methodError === undefined) return writeBody(res, 200, body);
+  for (const [name, value] of Object.entries(methodError.headers ?? {})) res.setHeader(name, value);
+  writeBody(res, methodError.status, body);
 }
 
 function handleBody(state: NodeState, res: ServerResponse, body: Buffer): void {
@@ -90,12 +95,15 @@ function handleBody(state: NodeState, res: ServerResponse, body: Buffer): void {
   const behaviour = state.behaviour;
   const fault = state.picker.pick(behaviour) ? behaviour.fault : undefined;
   if (fault) state.stats.faults++;
+  // Calls run on arrival and their answer waits out the delay, so a slow node has already
+  // accepted a transaction when its answer comes late (or after the client gave up).
+  const reply = fault ? undefined : replyTo(state, parsed, behaviour.responseBytes);
   const delay =
     behaviour.jitterMs > 0
       ? behaviour.delayMs + Math.random() * behaviour.jitterMs
       : behaviour.delayMs;
-  if (delay > 0) setTimeout(answer, delay, state, res, parsed, fault, behaviour.responseBytes);
-  else answer(state, res, parsed, fault, behaviour.responseBytes);
+  if (delay > 0) setTimeout(send, delay, res, parsed, fault, reply);
+  else send(res, parsed, fault, reply);
 }
 
 function readBody(state: NodeState, req: IncomingMessage, res: ServerResponse): void {
