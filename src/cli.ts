@@ -112,11 +112,20 @@ interface MockNodesFlags {
   faultBody?: string;
   retryAfter?: string;
   rpcCode?: string;
+  rpcData?: string;
   failureRate?: string;
   failFirst?: string;
+  methodError?: string[];
+  listMethodErrors?: boolean;
+  evmClient?: string;
+  idleClose?: string;
+  sharedMempool?: boolean;
   nodes?: string;
   quiet?: boolean;
 }
+
+/** Commander's collector for a repeatable flag. */
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 program
   .command('mock-nodes')
@@ -138,13 +147,29 @@ program
   .option('--fault-body <text>', 'body of an http fault (default empty)')
   .option('--retry-after <s>', 'Retry-After header of an http fault')
   .option('--rpc-code <code>', 'JSON-RPC error code of an rpc_error fault (default -32005)')
+  .option('--rpc-data <json>', 'the error `data` of an rpc_error fault (any JSON value)')
   .option('--failure-rate <0..1>', 'fraction of requests that get the fault (default 1)')
   .option('--fail-first <n>', 'only the first n requests get the fault, then the node recovers')
-  .option('--nodes <name,...>', 'apply the fault to these nodes only')
+  .option(
+    '--method-error <method=preset[:arg]>',
+    "every call of a method gets a real node's error (repeatable; see --list-method-errors)",
+    collect,
+  )
+  .option('--list-method-errors', 'print the error presets --method-error takes, then exit')
+  .option(
+    '--evm-client <name>',
+    'whose "already known" a resubmitted transaction gets: geth|nethermind|besu|erigon|reth|anvil',
+  )
+  .option('--idle-close <ms>', 'close keep-alive connections idle this long, without a hint')
+  .option(
+    '--shared-mempool',
+    'one mempool for all nodes (a transaction sent to one is known to all)',
+  )
+  .option('--nodes <name,...>', 'apply the fault and method errors to these nodes only')
   .option('--quiet', 'no requests/s line every 5 s')
   .addHelpText(
     'after',
-    '\nExamples:\n  cascade mock-nodes --delays 3,5,7,9,12,20\n  cascade mock-nodes --fault http --fault-status 429 --retry-after 7 --nodes Helius-1\n  cascade mock-nodes --config my.toml --rtt 40 --tls --quiet',
+    '\nExamples:\n  cascade mock-nodes --delays 3,5,7,9,12,20\n  cascade mock-nodes --fault http --fault-status 429 --retry-after 7 --nodes Helius-1\n  cascade mock-nodes --method-error eth_call=geth.revert --method-error getSlot=solana.node_behind:120\n  cascade mock-nodes --config my.toml --rtt 40 --tls --idle-close 2000 --quiet',
   )
   .action(async (options: MockNodesFlags) => {
     const [{ runAction }, { runMockNodes }] = await Promise.all([

@@ -111,6 +111,10 @@ describe('mock node HTTP surface', () => {
       inFlightPeak: 0,
       connections: 0,
       faults: 0,
+      notifications: 0,
+      errorsByMethod: {},
+      accepted: 0,
+      alreadyKnown: 0,
     });
   });
 

@@ -133,6 +133,16 @@ describe('cascade mock-nodes (built CLI)', () => {
     expect(rate.stderr).toContain('--failure-rate "1.5"');
   });
 
+  it('exits 2 listing the presets for an unknown --method-error preset; lists them on request', async () => {
+    const bad = await runCli(['mock-nodes', '--method-error', 'eth_call=geth.revrt']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--method-error "eth_call=geth.revrt": unknown node error preset');
+    expect(bad.stderr).toContain('geth.revert');
+    const list = await runCli(['mock-nodes', '--list-method-errors']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/solana\.custom_program_error .*code \(default 1\)/);
+  });
+
   it('exits 1 with one line naming the port when it is taken', async () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -182,6 +192,38 @@ describe('runMockNodes', () => {
       expect(limited.status).toBe(429);
       expect(limited.headers['retry-after']).toBe('7');
       expect((await rpc(`http://127.0.0.1:${ports[1]}`)).status).toBe(200);
+    } finally {
+      stop();
+    }
+    expect(await running).toBe(0);
+  });
+
+  it('answers --method-error on the --nodes it names', async () => {
+    const ports = await freePorts(2);
+    const io = capture();
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const running = runMockNodes(
+      {
+        config: writeConfig(ports),
+        methodError: ['eth_call=geth.revert:paused'],
+        nodes: 'local-a',
+        quiet: true,
+      },
+      io,
+      stopped,
+    );
+    const deadline = Date.now() + 10_000;
+    while (!io.lines.some((line) => line.includes('running'))) {
+      if (Date.now() > deadline) throw new Error(io.lines.join('\n'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(io.lines.join('\n')).toMatch(/local-a .*eth_call=geth\.revert:paused/);
+    try {
+      expect((await rpc(`http://127.0.0.1:${ports[0]}`, 'eth_call')).json).toMatchObject({
+        error: { code: 3, message: 'execution reverted: paused' },
+      });
+      expect((await rpc(`http://127.0.0.1:${ports[1]}`, 'eth_call')).json).toHaveProperty('result');
     } finally {
       stop();
     }
