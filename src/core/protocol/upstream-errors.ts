@@ -64,7 +64,7 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   row(
     'rate_limited',
     'providers (Infura, QuickNode, Helius…)',
-    /rate.?limit|too many requests|request limit reached|limit exceeded|exceeded .*(rate|limit|quota|capacity)|throttl/i,
+    /rate.?limit|rate exceeded|too many requests|request limit reached|limit exceeded|exceeded .*(rate|limit|quota|capacity)|throttl/i,
     { code: -32005, message: 'Too many requests for a specific RPC call' },
   ),
   // ---- node state: this node lacks the data now; another may have it ----
@@ -242,7 +242,7 @@ export const ERROR_RULES: readonly ErrorRule[] = [
     /^execution reverted|^Execution reverted/,
     { code: -32000, message: 'execution reverted' },
   ),
-  row('request', 'hardhat, ganache', /^VM Exception while processing transaction/i, {
+  row('request', 'hardhat, ganache', /^(Error: )?VM Exception while processing transaction/i, {
     code: -32603,
     message:
       "VM Exception while processing transaction: reverted with reason string 'Ownable: caller is not the owner'",
@@ -287,9 +287,13 @@ export const ERROR_RULES: readonly ErrorRule[] = [
     code: -32000,
     message: 'tx fee (1.20 ether) exceeds the configured cap (1.00 ether)',
   }),
-  row('request', 'geth, erigon, reth', /^already known/, {
+  row('request', 'geth, erigon (ALREADY_EXISTS: …), reth', /^(ALREADY_EXISTS: )?already known/, {
     code: -32000,
     message: 'already known',
+  }),
+  row('request', 'anvil', /^transaction already imported/, {
+    code: -32003,
+    message: 'transaction already imported',
   }),
   row(
     'request',
