@@ -16,7 +16,9 @@ import {
   type QuotaSample,
   type ProxyMetrics,
   type BuildInfo,
+  type ClusterSample,
 } from './metrics.js';
+import { registerClusterGauges } from './prom-cluster-metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
 const LINT_FAILING_DEFAULTS = [
@@ -55,6 +57,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #latencyEma: Gauge<string>;
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
+  #clusterRegistered = false;
 
   constructor(build: BuildInfo) {
     const registers = [this.#registry];
@@ -256,6 +259,12 @@ class PromMetrics implements ProxyMetrics {
 
   setQuotaSource(source: () => readonly QuotaSample[]): void {
     this.#quotaSource = source;
+  }
+
+  setClusterSource(source: () => ClusterSample): void {
+    if (this.#clusterRegistered) return;
+    this.#clusterRegistered = true;
+    registerClusterGauges(this.#registry, source);
   }
 
   async render(): Promise<string> {

@@ -21,7 +21,12 @@ import {
   refreshServerLock,
   releaseServerLock,
 } from './quota/server-lock.js';
-import { LocalUsageLedger } from './quota/usage-ledger.js';
+import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
+import { LocalUsageLedger, type UsageLedger } from './quota/usage-ledger.js';
+import { RedisCoordinator } from './cluster/redis-coordinator.js';
+import { RedisStore } from './cluster/redis-store.js';
+import { topologyTarget } from './cluster/topology-target.js';
+import { MONOTONIC_CLOCK } from './clock.js';
 import { applyReload, type ReloadOutcome } from './service-reload.js';
 
 /** How to start cascade. */
@@ -82,11 +87,7 @@ function logRollover(logger: Logger, events: readonly RolloverEvent[]): void {
 }
 
 /** Logs each node the first time its usage passes its spillover threshold in a period. */
-function thresholdWatcher(
-  server: ProxyServer,
-  ledger: LocalUsageLedger,
-  logger: Logger,
-): () => void {
+function thresholdWatcher(server: ProxyServer, ledger: UsageLedger, logger: Logger): () => void {
   const over = new Set<string>();
   return () => {
     for (const node of server.nodes()) {
@@ -106,9 +107,10 @@ function thresholdWatcher(
 
 async function startAdmin(
   server: ProxyServer,
-  ledger: LocalUsageLedger,
+  ledger: UsageLedger,
   flusher: QuotaFlusher,
   logger: Logger,
+  coordinator: RedisCoordinator | undefined,
 ): Promise<AdminServer | undefined> {
   const port = server.config.server.adminPort;
   if (port === undefined) return undefined;
@@ -124,6 +126,8 @@ async function startAdmin(
       report,
       nodeNames: () => server.nodes().map((node) => node.name),
       async reset(names) {
+        // With replicas, the fleet's usage is reset in Redis; each replica sees it next sync.
+        await coordinator?.reset(names);
         for (const name of names) ledger.reset(name);
         const { error } = await flusher.tick();
         if (error) throw error;
@@ -143,7 +147,7 @@ async function startAdmin(
 function startTimers(
   options: CascadeOptions,
   server: ProxyServer,
-  ledger: LocalUsageLedger,
+  ledger: UsageLedger,
   flusher: QuotaFlusher,
 ): () => void {
   const { logger, quotasPath } = options;
@@ -202,20 +206,56 @@ function logStartup(options: CascadeOptions, server: ProxyServer): void {
   options.logger.info(fields, options.description ?? 'cascade serving');
 }
 
+/**
+ * Joins the fleet through Redis: this replica's shares of every limit, and the fleet's usage.
+ * Resolves once it has its shares (or, Redis unreachable, its fallback shares).
+ */
+async function coordinate(
+  options: CascadeOptions,
+  server: ProxyServer,
+  ledger: SharedUsageLedger,
+  clock: Clock,
+): Promise<RedisCoordinator> {
+  const cluster = options.config.cluster!;
+  const { logger } = options;
+  let lastError = '';
+  const store = await RedisStore.connect(cluster, (err) => {
+    // One line per distinct error, not one per reconnect attempt.
+    if (err.message === lastError) return;
+    lastError = err.message;
+    logger.warn({ err: err.message, redis: cluster.redactedRedisUrl }, 'cluster: Redis error');
+  });
+  const target = topologyTarget(server.topology, ledger, clock, (events) =>
+    logRollover(logger, events),
+  );
+  const coordinator = new RedisCoordinator(store, cluster, target, ledger, clock, logger);
+  await coordinator.start();
+  server.metrics.setClusterSource(() => coordinator.sample());
+  logger.info(
+    { redis: cluster.redactedRedisUrl, replica: cluster.replicaId, prefix: cluster.keyPrefix },
+    'cluster: sharing limits and usage with the replicas in Redis',
+  );
+  return coordinator;
+}
+
 /** Starts cascade: restores usage, listens, claims the quotas file, starts the timers. */
 export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   const { config, logger, quotasPath } = options;
-  const ledger = new LocalUsageLedger();
+  const clock = options.clock ?? MONOTONIC_CLOCK;
+  const shared = config.cluster?.redisUrl !== undefined;
+  const ledger = shared ? new SharedUsageLedger() : new LocalUsageLedger();
   let server: ProxyServer | undefined;
   let admin: AdminServer | undefined;
+  let coordinator: RedisCoordinator | undefined;
   const flusher = new QuotaFlusher({
     ledger,
     path: quotasPath,
     nodes: () => server?.nodes() ?? config.nodes,
+    now: () => new Date(clock.wallNow()),
   });
   try {
     logRollover(logger, (await flusher.restore()).events);
-    server = await ProxyServer.start({
+    server = ProxyServer.create({
       config,
       registry: options.registry,
       logger,
@@ -227,10 +267,13 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       clock: options.clock,
       metrics: options.metrics,
     });
-    admin = await startAdmin(server, ledger, flusher, logger);
+    if (shared) coordinator = await coordinate(options, server, ledger as SharedUsageLedger, clock);
+    await server.listen();
+    admin = await startAdmin(server, ledger, flusher, logger, coordinator);
     acquireServerLock(quotasPath, admin?.port ?? null);
   } catch (err) {
     await admin?.close();
+    await coordinator?.stop();
     await server?.close(0);
     if (err instanceof Error && !(err instanceof StartupError) && server) {
       throw new StartupError(
@@ -249,6 +292,8 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     stopTimers();
     await admin?.close();
     await running.close();
+    // Sends what the last requests booked before the final write keeps the rest as unsent.
+    await coordinator?.stop();
     let code: 0 | 1 = 0;
     try {
       await flusher.close();

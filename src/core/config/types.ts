@@ -72,12 +72,33 @@ export interface NodeConfig {
   readonly pricing: PriceList;
 }
 
+/** The `[cluster]` table: several workers, and replicas sharing limits through Redis. */
+export interface ClusterConfig {
+  /** Worker processes sharing the listening port (1 = this process serves). */
+  readonly workers: number;
+  /** Where replicas share usage and limits; undefined = this machine only. Carries secrets. */
+  readonly redisUrl: string | undefined;
+  /** The Redis URL safe to print. */
+  readonly redactedRedisUrl: string | undefined;
+  /** Prefix of every Redis key (replicas of one proxy share it). */
+  readonly keyPrefix: string;
+  /** This replica's name among the members. */
+  readonly replicaId: string;
+  readonly syncIntervalMs: number;
+  readonly redisTimeoutMs: number;
+  readonly leaseTtlMs: number;
+  /** Share of each limit kept once Redis is lost past the lease; undefined = split by members. */
+  readonly fallbackFraction: number | undefined;
+}
+
 /** A complete, valid configuration. */
 export interface Config {
   /** Absolute path of the balancer config file. */
   readonly path: string;
   readonly server: ServerConfig;
   readonly nodes: readonly NodeConfig[];
+  /** Absent: one process, limits and usage in memory and quotas.json. */
+  readonly cluster?: ClusterConfig | undefined;
 }
 
 /** What the loader returns: never throws on bad input. */

@@ -110,7 +110,20 @@ export class ProxyServer {
 
   /** Starts listening; rejects with a StartupError when the port cannot be bound. */
   static async start(options: ProxyServerOptions): Promise<ProxyServer> {
-    const proxy = new ProxyServer(options);
+    const proxy = ProxyServer.create(options);
+    await proxy.listen();
+    return proxy;
+  }
+
+  /** Builds the proxy (nodes, metrics) without listening yet: see `listen`. */
+  static create(options: ProxyServerOptions): ProxyServer {
+    return new ProxyServer(options);
+  }
+
+  /** Starts listening; rejects with a StartupError when a port cannot be bound. */
+  async listen(): Promise<void> {
+    const proxy = this as ProxyServer;
+    const options = this.#options;
     const server = options.config.server;
     const host = options.host ?? server.host;
     proxy.#port = await listen(proxy.#server, host, options.port ?? server.port, 'proxy');
@@ -133,7 +146,6 @@ export class ProxyServer {
     proxy.#tick();
     proxy.#rankTimer = setInterval(() => proxy.#tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
-    return proxy;
   }
 
   /** Client requests answered so far, by outcome (works with metrics off too). */
