@@ -4,7 +4,7 @@
  * one array store per record, rendered by the Registry at scrape time; gauges set by the
  * ranking tick and the quota gauges read at scrape time are ordinary prom-client gauges.
  */
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { IndexedCounter, IndexedHistogram } from './indexed-series.js';
 import {
   REQUEST_OUTCOMES,
@@ -27,9 +27,20 @@ const LINT_FAILING_DEFAULTS = [
   'nodejs_active_resources_total',
 ];
 
-/** A prom-client backed ProxyMetrics with its own Registry. */
-export function createPromMetrics(build: BuildInfo): ProxyMetrics {
-  return new PromMetrics(build);
+/**
+ * A prom-client backed ProxyMetrics with its own Registry. In a worker of `--workers N`, the
+ * Registry answers the primary's requests, which adds up every worker's series (counters and
+ * histograms summed; gauges by the aggregator each declares).
+ */
+export function createPromMetrics(
+  build: BuildInfo & { readonly clusterWorker?: boolean },
+): ProxyMetrics {
+  const metrics = new PromMetrics(build);
+  if (build.clusterWorker === true) {
+    new AggregatorRegistry(); // installs the worker's answer to the primary's requests
+    AggregatorRegistry.setRegistries([metrics.registry]);
+  }
+  return metrics;
 }
 
 interface NodeSeries {
@@ -44,6 +55,10 @@ interface NodeSeries {
 class PromMetrics implements ProxyMetrics {
   readonly #registry = new Registry();
   readonly contentType: string;
+
+  get registry(): Registry {
+    return this.#registry;
+  }
   readonly #requests: IndexedCounter;
   readonly #requestDurations: IndexedHistogram;
   readonly #attempts: IndexedCounter;
@@ -71,6 +86,7 @@ class PromMetrics implements ProxyMetrics {
       help: 'cascade version and the Node.js runtime it runs on',
       labelNames: ['version', 'node_version'],
       registers,
+      aggregator: 'first',
     }).set({ version: build.version, node_version: process.version }, 1);
     const registry = this.#registry;
     this.#requests = new IndexedCounter(
@@ -127,17 +143,20 @@ class PromMetrics implements ProxyMetrics {
       help: 'Whether an RPC node is free of penalties from its recent traffic',
       labelNames: ['node', 'tier'],
       registers,
+      aggregator: 'min',
     });
     this.#healthyNodes = new Gauge({
       name: 'rpc_healthy_nodes',
       help: 'Number of RPC nodes not currently serving a penalty',
       registers,
+      aggregator: 'min',
     });
     this.#latencyEma = new Gauge({
       name: 'rpc_node_latency_ema_seconds',
       help: "Moving average of an RPC node's answered attempts",
       labelNames: ['node', 'tier'],
       registers,
+      aggregator: 'average',
     });
     this.#registerQuotaGauges(registers);
   }
@@ -149,6 +168,7 @@ class PromMetrics implements ProxyMetrics {
       help: 'Usage a node has booked in the current billing period',
       labelNames: ['node'],
       registers,
+      aggregator: 'max',
       collect() {
         this.reset();
         for (const sample of source()) this.set({ node: sample.name }, sample.used);
@@ -159,6 +179,7 @@ class PromMetrics implements ProxyMetrics {
       help: 'Usage past which the router stops routing to a node',
       labelNames: ['node'],
       registers,
+      aggregator: 'max',
       collect() {
         this.reset();
         for (const sample of source()) this.set({ node: sample.name }, sample.threshold);
@@ -169,6 +190,7 @@ class PromMetrics implements ProxyMetrics {
       help: "When a node's current billing period ends (its next reset, 00:00 UTC), Unix time",
       labelNames: ['node'],
       registers,
+      aggregator: 'max',
       collect() {
         this.reset();
         for (const sample of source()) {

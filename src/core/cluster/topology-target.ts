@@ -1,14 +1,11 @@
 import type { Clock } from '../clock.js';
-import { rollover, type RolloverEvent } from '../quota/rollover.js';
+import type { RolloverEvent } from '../quota/rollover.js';
 import type { UsageLedger } from '../quota/usage-ledger.js';
 import type { Topology } from '../routing/topology.js';
-import type { CoordinatedNode, ShareTarget } from './redis-coordinator.js';
+import { coordinatedNodes } from './coordinated-nodes.js';
+import type { ShareTarget } from './redis-coordinator.js';
 
-/**
- * This process's nodes as the Redis coordinator sees them: their limits, their demand, and
- * where shares go. Each sync also rolls billing periods over (the key names the period, so
- * every replica must switch keys at the boundary, not at its next quotas.json flush).
- */
+/** This process's nodes as the Redis coordinator sees them (one process serving). */
 export function topologyTarget(
   topology: Topology,
   ledger: UsageLedger,
@@ -16,21 +13,13 @@ export function topologyTarget(
   onRollover: (events: readonly RolloverEvent[]) => void,
 ): ShareTarget {
   return {
-    nodes(): CoordinatedNode[] {
-      const all = topology.table.all;
-      const events = rollover(
+    nodes: () =>
+      coordinatedNodes(
+        topology.table.all.map((node) => node.config),
         ledger,
-        all.map((node) => ({ name: node.name, resetDay: node.config.resetDay })),
-        new Date(clock.wallNow()),
-      );
-      if (events.length > 0) onRollover(events);
-      return all.map((node) => ({
-        name: node.name,
-        rpsLimit: node.config.rpsLimit,
-        concurrentLimit: node.config.maxConcurrent,
-        period: ledger.periodStart(node.name)!,
-      }));
-    },
+        clock.wallNow(),
+        onRollover,
+      ),
     takeDemand: (name) => topology.node(name)?.takeDemand() ?? { rps: 0, concurrent: 0 },
     applyShare: (name, rps, concurrent) =>
       topology.node(name)?.setShare(rps, concurrent, clock.now()),

@@ -36,6 +36,13 @@ export interface ProxyServerOptions {
   readonly accessLog?: boolean;
   readonly budgetMs?: number;
   readonly attemptTimeoutMs?: number;
+  /** Hears every node penalty (seconds) and recovery (0): workers pass them to the others. */
+  readonly onNodeHealth?: (node: string, seconds: number) => void;
+  /** Where /health and /metrics come from when this process is one of several workers. */
+  readonly fleetView?: {
+    health(): Promise<HealthReport>;
+    metrics(): Promise<string>;
+  };
   /** Extra routes (admin, quota) tried before the 404. Return true when handled. */
   readonly extraRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 }
@@ -78,10 +85,14 @@ export class ProxyServer {
       deadlines: new DeadlineQueue(this.#clock),
     });
     const events: RouteEvents = {
-      penalized: (node, reason, seconds) =>
-        options.logger.warn({ node: node.name, reason, seconds }, 'node penalized'),
-      recovered: (node, seconds) =>
-        options.logger.info({ node: node.name, after_seconds: seconds }, 'node recovered'),
+      penalized: (node, reason, seconds) => {
+        options.logger.warn({ node: node.name, reason, seconds }, 'node penalized');
+        options.onNodeHealth?.(node.name, seconds);
+      },
+      recovered: (node, seconds) => {
+        options.logger.info({ node: node.name, after_seconds: seconds }, 'node recovered');
+        options.onNodeHealth?.(node.name, 0);
+      },
     };
     this.#handler = {
       route: {
@@ -297,7 +308,13 @@ export class ProxyServer {
     if (path === '/health') {
       if (req.method !== 'GET' && req.method !== 'HEAD')
         return sendStatus(res, 405, 'Method Not Allowed', 'GET');
-      return sendJson(res, 200, this.health());
+      const fleet = this.#options.fleetView;
+      if (fleet === undefined) return sendJson(res, 200, this.health());
+      fleet.health().then(
+        (report) => sendJson(res, 200, report),
+        () => sendJson(res, 200, this.health()),
+      );
+      return;
     }
     if (
       path === '/metrics' &&
@@ -318,7 +335,8 @@ export class ProxyServer {
   #serveMetrics(req: IncomingMessage, res: ServerResponse): void {
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return sendStatus(res, 405, 'Method Not Allowed', 'GET');
-    this.metrics.render().then(
+    const render = this.#options.fleetView?.metrics() ?? this.metrics.render();
+    render.then(
       (text) => sendBytes(res, 200, this.metrics.contentType, text),
       (err: unknown) => {
         this.#options.logger.error({ err }, 'metrics rendering failed');
