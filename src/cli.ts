@@ -102,6 +102,7 @@ program
 
 interface MockNodesFlags {
   config?: string;
+  host?: string;
   delays?: string;
   jitter?: string;
   responseBytes?: string;
@@ -133,6 +134,10 @@ program
   .option(
     '-c, --config <path>',
     'start one mock per local node of this config (default: mock_nodes.toml)',
+  )
+  .option(
+    '--host <host>',
+    "listen address of every node (default: its config URL's; 0.0.0.0 in a container)",
   )
   .option('--delays <ms,ms,...>', 'latency per node in config order (missing = 0)')
   .option('--jitter <ms>', 'extra latency, uniform in [0, ms)')
@@ -169,7 +174,7 @@ program
   .option('--quiet', 'no requests/s line every 5 s')
   .addHelpText(
     'after',
-    '\nExamples:\n  cascade mock-nodes --delays 3,5,7,9,12,20\n  cascade mock-nodes --fault http --fault-status 429 --retry-after 7 --nodes Helius-1\n  cascade mock-nodes --method-error eth_call=geth.revert --method-error getSlot=solana.node_behind:120\n  cascade mock-nodes --config my.toml --rtt 40 --tls --idle-close 2000 --quiet',
+    '\nExamples:\n  cascade mock-nodes --delays 3,5,7,9,12,20\n  cascade mock-nodes --host 0.0.0.0 --quiet\n  cascade mock-nodes --fault http --fault-status 429 --retry-after 7 --nodes Helius-1\n  cascade mock-nodes --method-error eth_call=geth.revert --method-error getSlot=solana.node_behind:120\n  cascade mock-nodes --config my.toml --rtt 40 --tls --idle-close 2000 --quiet',
   )
   .action(async (options: MockNodesFlags) => {
     const [{ runAction }, { runMockNodes }] = await Promise.all([

@@ -230,3 +230,33 @@ describe('runMockNodes', () => {
     expect(await running).toBe(0);
   });
 });
+
+describe('runMockNodes --host', () => {
+  it('binds every node at --host instead of its config address, on the config port', async () => {
+    const ports = await freePorts(2);
+    const io = capture();
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    // 127.0.0.2 is loopback too: a node listening there is not listening on 127.0.0.1.
+    const running = runMockNodes(
+      { config: writeConfig(ports), host: '127.0.0.2', quiet: true },
+      io,
+      stopped,
+    );
+    const deadline = Date.now() + 10_000;
+    while (!io.lines.some((line) => line.includes('running'))) {
+      if (Date.now() > deadline) throw new Error(io.lines.join('\n'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    try {
+      expect(io.lines.join('\n')).toContain(`http://127.0.0.2:${ports[1]}`);
+      for (const port of ports) {
+        expect((await rpc(`http://127.0.0.2:${port}`)).status).toBe(200);
+        await expect(rpc(`http://127.0.0.1:${port}`)).rejects.toThrow(/ECONNREFUSED/);
+      }
+    } finally {
+      stop();
+    }
+    expect(await running).toBe(0);
+  });
+});

@@ -20,12 +20,21 @@ process.once('exit', () => {
   for (const child of living) child.kill('SIGKILL');
 });
 
-/** Spawns `node dist/cli.js ...args`. */
-export function startCli(
-  args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
-): CliProcess {
-  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+/** How to start the CLI. */
+export interface StartCliOptions {
+  readonly cwd?: string;
+  readonly env?: Record<string, string | undefined>;
+  /**
+   * The command line before `args`; default `node dist/cli.js` with this process's node.
+   * Another Node binary, or a wrapper such as `unshare --pid --fork`, goes here.
+   */
+  readonly launcher?: readonly string[];
+}
+
+/** Spawns `node dist/cli.js ...args` (or `launcher ...args`). */
+export function startCli(args: readonly string[], options: StartCliOptions = {}): CliProcess {
+  const [command, ...prefix] = options.launcher ?? [process.execPath, CLI_PATH];
+  const child = spawn(command!, [...prefix, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, CONFIG_PATH: undefined, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
