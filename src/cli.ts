@@ -27,6 +27,19 @@ interface ServeFlags {
   demo?: boolean;
   accessLog?: boolean;
   quotas?: string;
+  workers?: number | 'auto';
+}
+
+/** Parses --workers: a whole number from 1 to 256, or "auto" (one per CPU). */
+function parseWorkers(value: string): number | 'auto' {
+  if (value === 'auto') return value;
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1 || count > 256) {
+    throw new InvalidArgumentError(
+      `'${value}' is not a worker count; use 1–256, or "auto" for one per CPU.`,
+    );
+  }
+  return count;
 }
 
 /** Parses a --port value, rejecting anything but a whole number 0–65535. */
@@ -88,9 +101,14 @@ program
   .option('--demo', 'start six mock nodes in-process and serve in front of them (no keys needed)')
   .option('--access-log', 'log one line per request (method, node, attempts, outcome, ms, credits)')
   .option('--quotas <path>', 'usage file (overrides server.quotas_path)')
+  .option(
+    '--workers <n>',
+    'worker processes sharing the port, or "auto" (overrides cluster.workers)',
+    parseWorkers,
+  )
   .addHelpText(
     'after',
-    '\nExamples:\n  cascade serve --demo\n  cascade serve --config config/balancer_config/config.toml --port 8080\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
+    '\nExamples:\n  cascade serve --demo\n  cascade serve --workers auto\n  cascade serve --config config/balancer_config/config.toml --port 8080\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
   )
   .action(async (options: ServeFlags) => {
     const [{ runAction }, { runServe }] = await Promise.all([

@@ -148,6 +148,8 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
   clearInterval(timer);
   await report(); // what the last requests booked
   await send({ t: 'bye' });
+  // The IPC channel keeps a worker alive: closing it lets the process end.
+  if (process.connected) process.disconnect();
 }
 
 function reload(server: ProxyServer, options: WorkerOptions): void {
