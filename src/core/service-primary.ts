@@ -95,7 +95,9 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
 
   const fork = (): void => {
     const worker = cluster.fork(options.workerEnv);
-    worker.on('error', (err) => logger.debug({ worker: worker.id, err: err.message }, 'worker channel'));
+    worker.on('error', (err) =>
+      logger.debug({ worker: worker.id, err: err.message }, 'worker channel'),
+    );
     hub.add(worker.id);
   };
   const onMessage = (worker: Worker, message: WorkerMessage): void => {
