@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 /**
  * `cascade serve --workers N`: the primary forks N workers that share the listening port, and
  * owns quotas.json, the lock and the admin listener; each worker serves (core/service-*.ts).
@@ -66,7 +67,7 @@ export async function runWorker(
   await runCascadeWorker({
     config: { ...config, nodes },
     registry: ctx.registry,
-    logger: ctx.log.child({ worker: process.env.NODE_UNIQUE_ID }),
+    logger: ctx.log.child({ worker: cluster.worker?.id }),
     version: packageVersion(),
     reloadSource: ctx.reloadSource,
     host: options.host,

@@ -32,7 +32,7 @@ import { LocalUsageLedger } from './quota/usage-ledger.js';
 import { diffNodes } from './routing/topology.js';
 import type { ReloadOutcome } from './service-reload.js';
 import { joinFleet, logNodes, logRollover, startAdmin, startTimers } from './service-parts.js';
-import type { PrimaryCommand, WorkerMessage } from './service-worker.js';
+import { WORKER_SYNC_MS, type PrimaryCommand, type WorkerMessage } from './service-worker.js';
 
 /** How to start the primary. */
 export interface PrimaryOptions {
@@ -177,6 +177,8 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     ledger,
     flusher,
   });
+  // One split of every limit between the workers per sync interval (see WorkerHub.tick).
+  const split = setInterval(() => hub.tick(), WORKER_SYNC_MS);
   // Reset the crash backoff once workers have run a while.
   const calm = setInterval(() => (crashes = 0), 30_000).unref();
   for (let i = 0; i < options.workers; i++) fork();
@@ -214,6 +216,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const close = async (): Promise<PrimarySummary> => {
     closing = true;
     clearInterval(calm);
+    clearInterval(split);
     const workers = Object.values(cluster.workers ?? {}).filter(
       (w): w is Worker => w !== undefined,
     );

@@ -19,6 +19,8 @@ import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
 
 /** How often a worker reports to the primary (the bound is 50 ms). */
 export const WORKER_SYNC_MS = 50;
+/** Answers a new worker waits for before it listens (its share grows in over a few splits). */
+const READY_AFTER_STATES = 5;
 
 /** Messages a worker receives from the primary, besides sync answers. */
 export type PrimaryCommand =
@@ -100,7 +102,9 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       const down = node.penalty.isActive(now) ? node.penalty.until - now : 0;
       health[node.name] = [down, node.ema.isMeasured ? node.ema.micros : -1];
     }
-    const deltas = Object.fromEntries(ledger.takeDeltas());
+    // IPC to the primary does not lose messages: each batch counts as delivered once sent.
+    const deltas = Object.fromEntries(ledger.takeDeltas().deltas);
+    ledger.acknowledge();
     return send({ t: 'sync', deltas, demand, penalties: penalties.splice(0), health });
   };
 
@@ -124,8 +128,8 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       if (seconds === 0) node.penalty.clear();
       else node.penalty.penalize(now, seconds);
     }
-    // Two answers: this worker has its shares, and the others have made room for them.
-    if (++states === 2) ready();
+    // A few answers: this worker has its shares, and the others have made room for them.
+    if (++states === READY_AFTER_STATES) ready();
   };
 
   process.on('message', (message: PrimaryCommand) => {

@@ -8,55 +8,17 @@ import { assertBuilt } from '../helpers/run-cli.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { startCli, type CliProcess } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { recordingUpstream, stopRecordingUpstreams } from '../support/recording-upstream.js';
 
 let temp: TempDir;
 let proxy: CliProcess | undefined;
-const upstreams: ChildProcess[] = [];
 beforeAll(() => assertBuilt());
 afterEach(async () => {
   if (proxy && proxy.child.exitCode === null) await proxy.stop('SIGKILL');
   proxy = undefined;
-  for (const child of upstreams.splice(0)) child.kill('SIGKILL');
+  stopRecordingUpstreams();
   temp?.cleanup();
 });
-
-/**
- * An upstream in a process of its own (so the load this test generates cannot bunch its
- * arrivals): it records when each request arrived and answers after `delayMs`; `report()`
- * asks it for the arrival times (ms) and its peak concurrency.
- */
-async function recordingUpstream(delayMs = 0): Promise<{
-  url: string;
-  report(): Promise<{ arrivals: number[]; peak: number }>;
-}> {
-  const program = `
-    const http = require('node:http');
-    const arrivals = []; let inFlight = 0; let peak = 0;
-    const server = http.createServer((req, res) => {
-      if (req.url === '/__report') { res.end(JSON.stringify({ arrivals, peak })); return; }
-      arrivals.push(performance.now()); inFlight++; peak = Math.max(peak, inFlight);
-      req.resume();
-      req.on('end', () => setTimeout(() => { inFlight--;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"jsonrpc":"2.0","id":1,"result":1}'); }, ${delayMs}));
-    });
-    server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
-    process.on('SIGTERM', () => process.exit(0));`;
-  const child = spawn(process.execPath, ['-e', program], { stdio: ['ignore', 'pipe', 'inherit'] });
-  upstreams.push(child);
-  const port = await new Promise<number>((resolve) =>
-    child.stdout.once('data', (chunk: Buffer) =>
-      resolve(Number(/port (\d+)/.exec(chunk.toString())![1])),
-    ),
-  );
-  const url = `http://127.0.0.1:${port}`;
-  return {
-    url,
-    report: async () =>
-      (await (await fetch(`${url}/__report`)).json()) as { arrivals: number[]; peak: number },
-  };
-}
 
 async function startWorkers(
   upstream: string,
@@ -116,7 +78,7 @@ function workerPids(primary: number): number[] {
     .map(Number);
 }
 
-describe('cascade serve --workers 2', () => {
+describe('cascade serve --workers 2', { timeout: 60_000 }, () => {
   it('keeps a 200 rps node at its limit (+ one burst) in every second, and books exactly what it sent', async () => {
     const upstream = await recordingUpstream();
     const { url, quotas } = await startWorkers(upstream.url, 'rps_limit = 200');

@@ -15,7 +15,7 @@ import type { ClusterConfig } from '../config/types.js';
 import type { ClusterSample } from '../metrics.js';
 import type { SharedUsageLedger } from '../quota/shared-usage-ledger.js';
 import type { NodeSync, RedisStore, SyncResult } from './redis-store.js';
-import { ShareGate, splitLimit } from './shares.js';
+import { ShareGate, smoothDemand, splitLimit } from './shares.js';
 
 /** One node as the coordinator sees it. */
 export interface CoordinatedNode {
@@ -36,6 +36,9 @@ export interface ShareTarget {
   applyShare(name: string, rps: number, concurrent: number): void;
 }
 
+/** Syncs a joining replica waits for before it serves (its shares grow in over a few syncs). */
+const READY_AFTER_SYNCS = 4;
+
 interface Gates {
   readonly rps: ShareGate;
   readonly concurrent: ShareGate;
@@ -54,6 +57,8 @@ export class RedisCoordinator {
   #errors = 0;
   #up = false;
   #fallback = false;
+  /** Smoothed demand per node: what this replica tells the others it wants. */
+  readonly #wanted = new Map<string, { rps: number; concurrent: number }>();
 
   constructor(
     private readonly store: RedisStore,
@@ -73,21 +78,26 @@ export class RedisCoordinator {
   async start(): Promise<void> {
     const deadline = this.clock.now() + this.cluster.leaseTtlMs;
     let synced = 0;
-    while (synced < 2 && this.clock.now() < deadline) {
+    while (synced < READY_AFTER_SYNCS && this.clock.now() < deadline) {
       if (await this.#sync()) synced++;
       else
         await this.clock.sleep(Math.min(this.cluster.syncIntervalMs, deadline - this.clock.now()));
     }
-    if (synced < 2) this.#fallBack();
+    if (synced < READY_AFTER_SYNCS) this.#fallBack();
     this.#schedule();
   }
 
-  /** Stops syncing after one last attempt to send what was booked. */
+  /**
+   * Stops syncing after sending what was booked (a few tries: a busy Redis may time out once).
+   * What still did not go stays unsent in quotas.json, sent at the next start.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#timer?.cancel();
     await this.#running;
-    await this.#sync();
+    for (let tries = 0; tries < 3 && !(await this.#sync()); tries++) {
+      await this.clock.sleep(this.cluster.syncIntervalMs);
+    }
     this.store.close();
   }
 
@@ -124,24 +134,35 @@ export class RedisCoordinator {
     const now = this.clock.now();
     const seconds = Math.max((now - this.#lastDemandAt) / 1000, 0.001);
     this.#lastDemandAt = now;
-    const deltas = this.ledger.takeDeltas();
+    const batch = this.ledger.takeDeltas();
     const request: NodeSync[] = nodes.map((node) => {
-      const demand = this.target.takeDemand(node.name);
+      const sample = this.target.takeDemand(node.name);
+      const before = this.#wanted.get(node.name);
+      const demand = {
+        rps: smoothDemand(before?.rps, sample.rps / seconds),
+        concurrent: smoothDemand(before?.concurrent, sample.concurrent),
+      };
+      this.#wanted.set(node.name, demand);
       return {
         name: node.name,
         period: node.period,
-        delta: deltas.get(node.name) ?? 0,
+        delta: batch.deltas.get(node.name) ?? 0,
         floor: this.ledger.floor(node.name),
         epoch: this.ledger.epoch(node.name),
-        wantedRps: demand.rps / seconds,
+        wantedRps: demand.rps,
         wantedConcurrent: demand.concurrent,
       };
     });
     let result: SyncResult;
     try {
-      result = await this.store.sync(this.cluster.replicaId, this.cluster.leaseTtlMs, request);
+      result = await this.store.sync(
+        this.cluster.replicaId,
+        this.cluster.leaseTtlMs,
+        batch.seq,
+        request,
+      );
     } catch (err) {
-      this.ledger.unsend();
+      // The batch stays as it is, to be sent again under its number.
       this.#failed(err as Error);
       return false;
     }
@@ -150,6 +171,7 @@ export class RedisCoordinator {
   }
 
   #succeeded(nodes: readonly CoordinatedNode[], result: SyncResult): void {
+    this.ledger.acknowledge();
     this.#lastOk = this.clock.now();
     this.#members = Math.max(1, result.members.length);
     if (!this.#up)
@@ -195,12 +217,17 @@ export class RedisCoordinator {
     );
     this.#fallback = true;
     for (const node of this.target.nodes()) {
-      const gates = this.#gatesOf(node.name);
       const rps = Number.isFinite(node.rpsLimit) ? Math.floor(node.rpsLimit * fraction) : Infinity;
       const concurrent = Number.isFinite(node.concurrentLimit)
         ? Math.floor(node.concurrentLimit * fraction)
         : Infinity;
-      this.#apply(node.name, gates.rps.next(rps), gates.concurrent.next(concurrent));
+      // The fallback is safe by itself (a fixed fraction): taken at once, and the gates start
+      // from it, so syncs that resume grow from there.
+      this.#gates.set(node.name, {
+        rps: new ShareGate(rps),
+        concurrent: new ShareGate(concurrent),
+      });
+      this.#apply(node.name, rps, concurrent);
     }
   }
 

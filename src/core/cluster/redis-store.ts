@@ -47,7 +47,12 @@ export interface SyncResult {
 const USAGE_TTL_MS = 40 * 24 * 3600 * 1000;
 
 const SYNC_SCRIPT = `
-local prefix, me, ttl, count = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local prefix, me, ttl, count, seq = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+-- A batch is applied once: a resend after a lost reply carries the same number.
+local seq_key = prefix .. ':seq:' .. me
+local applied = tonumber(redis.call('GET', seq_key) or '0')
+local fresh = seq > applied
+if fresh then redis.call('SET', seq_key, seq, 'PX', ${USAGE_TTL_MS}) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local members_key = prefix .. ':members'
@@ -61,7 +66,7 @@ if #expired > 0 then redis.call('HDEL', members_key, unpack(expired)) end
 redis.call('PEXPIRE', members_key, ttl * 10)
 local nodes = {}
 for n = 0, count - 1 do
-  local at = 5 + n * 7
+  local at = 6 + n * 7
   local name, period = ARGV[at], ARGV[at + 1]
   local delta, floor, epoch = tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4])
   local ukey = prefix .. ':usage:' .. name .. ':' .. period
@@ -70,7 +75,8 @@ for n = 0, count - 1 do
   local current = tonumber(redis.call('GET', ukey) or '0')
   -- Redis lost the key (restart without persistence): heal it from what replicas saw.
   if epoch == stored_epoch and current < floor then redis.call('SET', ukey, floor) end
-  local used = redis.call('INCRBY', ukey, delta)
+  local used = tonumber(redis.call('GET', ukey) or '0')
+  if fresh and delta ~= 0 then used = redis.call('INCRBY', ukey, delta) end
   redis.call('PEXPIRE', ukey, ${USAGE_TTL_MS})
   local dkey = prefix .. ':demand:' .. name
   redis.call('HSET', dkey, me, ARGV[at + 5] .. ',' .. ARGV[at + 6])
@@ -176,9 +182,17 @@ export class RedisStore {
     }
   }
 
-  /** One sync: books `nodes`' deltas, heartbeats `member`, reads totals, members and demand. */
-  async sync(member: string, leaseTtlMs: number, nodes: readonly NodeSync[]): Promise<SyncResult> {
-    const args: Array<string | number> = [this.#prefix, member, leaseTtlMs, nodes.length];
+  /**
+   * One sync: books batch `seq` of `nodes`' deltas (once, however often it is sent), heartbeats
+   * `member`, reads totals, members and demand.
+   */
+  async sync(
+    member: string,
+    leaseTtlMs: number,
+    seq: number,
+    nodes: readonly NodeSync[],
+  ): Promise<SyncResult> {
+    const args: Array<string | number> = [this.#prefix, member, leaseTtlMs, nodes.length, seq];
     for (const node of nodes) {
       args.push(keyName(node.name), node.period, node.delta, node.floor, node.epoch);
       args.push(Math.round(node.wantedRps * 100) / 100, node.wantedConcurrent);

@@ -52,12 +52,36 @@ describe('splitLimit', () => {
 });
 
 describe('ShareGate', () => {
-  it('shrinks at once and grows one sync later', () => {
+  it('shrinks at once and grows once three syncs agree', () => {
     const gate = new ShareGate(100);
     expect(gate.next(100)).toBe(100);
     expect(gate.next(50)).toBe(50);
-    expect(gate.next(100)).toBe(50); // grows only once two syncs agree
+    expect(gate.next(100)).toBe(50);
+    expect(gate.next(100)).toBe(50);
     expect(gate.next(100)).toBe(100);
+  });
+
+  it('keeps members applying at different moments within the limit while demand swings', () => {
+    // Two members; the split swings every tick. Each applies one tick late or on time at random.
+    const limit = 200;
+    const gates = [new ShareGate(100), new ShareGate(100)];
+    const applied = [100, 100];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const splits = Array.from({ length: 50 }, (_, k) =>
+      splitLimit(limit, demands(k % 2 ? 300 : 10, k % 2 ? 10 : 300)),
+    );
+    const pending: Array<Array<number>> = [[], []];
+    splits.forEach((split, k) => {
+      [0, 1].forEach((i) => pending[i]!.push(gates[i]!.next(split.get(`m${i}`)!)));
+      // Each member takes up its newest applied share now, or one tick later.
+      [0, 1].forEach((i) => {
+        const lag = random() < 0.5 ? 1 : 0;
+        const queue = pending[i]!;
+        while (queue.length > lag) applied[i] = queue.shift()!;
+      });
+      expect(applied[0]! + applied[1]!, `tick ${k}`).toBeLessThanOrEqual(limit);
+    });
   });
 
   it('starts a newcomer at nothing: the sum stays within the limit while it joins', () => {
@@ -75,13 +99,20 @@ describe('ShareGate', () => {
     ];
     expect(first[2]).toBe(0);
     expect(first.reduce((a, b) => a + b)).toBeLessThanOrEqual(200);
-    // Sync 2: everyone sees three; the old ones shrink at once, the newcomer grows.
+    // Sync 2: everyone sees three; the old ones shrink at once.
     const second = [
       old[0]!.next(after.get('m0')!),
       old[1]!.next(after.get('m1')!),
       newcomer.next(after.get('m2')!),
     ];
-    expect(second[2]).toBeGreaterThan(0);
     expect(second.reduce((a, b) => a + b)).toBeLessThanOrEqual(200);
+    // Once the syncs agree, the newcomer has its share.
+    const third = [
+      old[0]!.next(after.get('m0')!),
+      old[1]!.next(after.get('m1')!),
+      newcomer.next(after.get('m2')!),
+    ];
+    expect(third[2]).toBeGreaterThan(0);
+    expect(third.reduce((a, b) => a + b)).toBeLessThanOrEqual(200);
   });
 });

@@ -5,9 +5,8 @@
  * Each member's share is one unit (when the limit has one for everyone: an idle member can still
  * serve a first request) plus the rest split by recent demand, in whole numbers summing to the limit
  * (largest remainders, ties by member name, so every member computes the same split). Shares
- * shrink at once and grow one sync later: a member applies the smaller of this sync's and the
- * last sync's share, so while membership or demand changes the members that must give up
- * capacity have done so before anyone takes it.
+ * shrink at once and grow a few syncs later (ShareGate), so while membership or demand changes
+ * the members that must give up capacity have done so before anyone takes it.
  */
 
 /** A member's recent demand for one node's limit. */
@@ -50,22 +49,37 @@ export function splitLimit(limit: number, demands: readonly Demand[]): Map<strin
   return shares;
 }
 
+/** How many recent computed shares a member's applied share must fit under. */
+const GATE_HISTORY = 3;
+
 /**
- * One member's applied share of one limit: shrinks at once, grows one sync later. A newcomer
- * starts from `initial` (0 unless it was handed a safe share), so it takes capacity only after
- * the others have had a sync to see it and give theirs up.
+ * One member's applied share of one limit: the smallest of its last few computed shares, so it
+ * shrinks at once and grows only after a few syncs agree. Members compute and apply at
+ * slightly different times; as long as none lags the others by more than the history, every
+ * member then runs at most its share of one common split, and the shares in force never add
+ * up past the limit. A newcomer starts from `initial` (0 unless handed a safe share).
  */
 export class ShareGate {
-  #previous: number;
+  readonly #history: number[];
 
   constructor(initial = 0) {
-    this.#previous = initial;
+    this.#history = [initial];
   }
 
   /** The share to apply now, given this sync's computed share. */
   next(computed: number): number {
-    const applied = Math.min(computed, this.#previous);
-    this.#previous = computed;
-    return applied;
+    this.#history.push(computed);
+    if (this.#history.length > GATE_HISTORY) this.#history.shift();
+    return Math.min(...this.#history);
   }
+
+  /** The share in force (the smallest remembered). */
+  get applied(): number {
+    return Math.min(...this.#history);
+  }
+}
+
+/** Smooths a member's demand between syncs (a burst in one interval must not swing shares). */
+export function smoothDemand(previous: number | undefined, sample: number): number {
+  return previous === undefined ? sample : previous * 0.7 + sample * 0.3;
 }

@@ -8,7 +8,7 @@
  */
 import type { UsageLedger } from '../quota/usage-ledger.js';
 import type { CoordinatedNode, ShareTarget } from './redis-coordinator.js';
-import { ShareGate, splitLimit } from './shares.js';
+import { ShareGate, smoothDemand, splitLimit } from './shares.js';
 
 /** A worker's report (worker → primary). */
 export interface WorkerSync {
@@ -33,7 +33,10 @@ export interface PrimaryState {
 }
 
 interface WorkerState {
-  demand: Readonly<Record<string, readonly [number, number]>>;
+  /** Latest reported most-wanted-in-flight per node (the Redis coordinator sums them). */
+  readonly concurrent: Map<string, number>;
+  /** Smoothed demand per node: the weights of the split. */
+  readonly smoothed: Map<string, { rps: number; concurrent: number }>;
   readonly gates: Map<string, { rps: ShareGate; concurrent: ShareGate }>;
   /** Penalties learned by other workers, not yet told to this one. */
   inbox: Array<readonly [string, number]>;
@@ -54,9 +57,14 @@ export class WorkerHub implements ShareTarget {
     private readonly nodeList: () => readonly CoordinatedNode[],
   ) {}
 
-  /** A worker joined: it starts with no share and grows into one a sync later. */
+  /** A worker joined: it starts with no share and grows into one over a few splits. */
   add(id: number): void {
-    this.#workers.set(id, { demand: {}, gates: new Map(), inbox: [] });
+    this.#workers.set(id, {
+      concurrent: new Map(),
+      smoothed: new Map(),
+      gates: new Map(),
+      inbox: [],
+    });
   }
 
   /** A worker is gone (exited or crashed): its share returns to the others. */
@@ -73,18 +81,51 @@ export class WorkerHub implements ShareTarget {
     const worker = this.#workers.get(id);
     if (worker === undefined) return { t: 'state', totals: {}, shares: {}, penalties: [] };
     for (const [name, credits] of Object.entries(report.deltas)) {
-      if (credits > 0) this.ledger.counter(name).add(credits);
+      if (credits !== 0) this.ledger.counter(name).add(credits);
     }
-    worker.demand = report.demand;
-    for (const [name, [rps]] of Object.entries(report.demand)) {
+    for (const [name, [rps, concurrent]] of Object.entries(report.demand)) {
       this.#wanted.set(name, (this.#wanted.get(name) ?? 0) + rps);
+      worker.concurrent.set(name, concurrent);
+      const before = worker.smoothed.get(name);
+      worker.smoothed.set(name, {
+        rps: smoothDemand(before?.rps, rps),
+        concurrent: smoothDemand(before?.concurrent, concurrent),
+      });
     }
     for (const [otherId, other] of this.#workers) {
       if (otherId !== id) other.inbox.push(...report.penalties);
     }
     const penalties = worker.inbox;
     worker.inbox = [];
-    return { t: 'state', totals: this.#totals(), shares: this.#sharesOf(id, worker), penalties };
+    return { t: 'state', totals: this.#totals(), shares: this.#sharesOf(worker), penalties };
+  }
+
+  /**
+   * Splits every node's limits between the workers, all at once from one view of their demand
+   * (the primary calls this once per sync interval). Each worker's gate keeps its share under
+   * its last few splits, so the shares in force stay within one common split however late
+   * each answer reaches its worker.
+   */
+  tick(): void {
+    const workers = [...this.#workers];
+    for (const node of this.nodeList()) {
+      const limits = this.#replicaShares.get(node.name) ?? {
+        rps: node.rpsLimit,
+        concurrent: node.concurrentLimit,
+      };
+      const weights = (pick: 'rps' | 'concurrent') =>
+        workers.map(([id, w]) => ({
+          member: String(id),
+          wanted: w.smoothed.get(node.name)?.[pick] ?? 0,
+        }));
+      const rps = splitLimit(limits.rps, weights('rps'));
+      const concurrent = splitLimit(limits.concurrent, weights('concurrent'));
+      for (const [id, worker] of workers) {
+        const gates = this.#gatesOf(worker, node.name);
+        gates.rps.next(rps.get(String(id)) ?? 0);
+        gates.concurrent.next(concurrent.get(String(id)) ?? 0);
+      }
+    }
   }
 
   #totals(): Record<string, readonly [number, number]> {
@@ -95,37 +136,22 @@ export class WorkerHub implements ShareTarget {
     return totals;
   }
 
-  #sharesOf(
-    id: number,
-    worker: WorkerState,
-  ): Record<string, readonly [number | null, number | null]> {
+  #sharesOf(worker: WorkerState): Record<string, readonly [number | null, number | null]> {
     const shares: Record<string, readonly [number | null, number | null]> = {};
-    const key = String(id);
     for (const node of this.nodeList()) {
-      const limits = this.#replicaShares.get(node.name) ?? {
-        rps: node.rpsLimit,
-        concurrent: node.concurrentLimit,
-      };
-      const rpsDemand = [...this.#workers].map(([wid, w]) => ({
-        member: String(wid),
-        wanted: w.demand[node.name]?.[0] ?? 0,
-      }));
-      const concurrentDemand = [...this.#workers].map(([wid, w]) => ({
-        member: String(wid),
-        wanted: w.demand[node.name]?.[1] ?? 0,
-      }));
-      let gates = worker.gates.get(node.name);
-      if (gates === undefined) {
-        gates = { rps: new ShareGate(), concurrent: new ShareGate() };
-        worker.gates.set(node.name, gates);
-      }
-      const rps = gates.rps.next(splitLimit(limits.rps, rpsDemand).get(key) ?? 0);
-      const concurrent = gates.concurrent.next(
-        splitLimit(limits.concurrent, concurrentDemand).get(key) ?? 0,
-      );
-      shares[node.name] = [finite(rps), finite(concurrent)];
+      const gates = this.#gatesOf(worker, node.name);
+      shares[node.name] = [finite(gates.rps.applied), finite(gates.concurrent.applied)];
     }
     return shares;
+  }
+
+  #gatesOf(worker: WorkerState, name: string): { rps: ShareGate; concurrent: ShareGate } {
+    let gates = worker.gates.get(name);
+    if (gates === undefined) {
+      gates = { rps: new ShareGate(), concurrent: new ShareGate() };
+      worker.gates.set(name, gates);
+    }
+    return gates;
   }
 
   // ShareTarget: the Redis coordinator sees the workers as one replica.
@@ -137,7 +163,7 @@ export class WorkerHub implements ShareTarget {
     const rps = this.#wanted.get(name) ?? 0;
     this.#wanted.delete(name);
     let concurrent = 0;
-    for (const worker of this.#workers.values()) concurrent += worker.demand[name]?.[1] ?? 0;
+    for (const worker of this.#workers.values()) concurrent += worker.concurrent.get(name) ?? 0;
     return { rps, concurrent };
   }
 

@@ -37,7 +37,13 @@ export type AttemptResponse =
       readonly stream: UpstreamStream;
     }
   /** No usable response: connect/DNS/TLS failure, reset, or the deadline before headers. */
-  | { readonly kind: 'transport_error'; readonly reason: string; readonly timedOut: boolean }
+  | {
+      readonly kind: 'transport_error';
+      readonly reason: string;
+      readonly timedOut: boolean;
+      /** False when the request was never written to a connection (the node never saw it). */
+      readonly sent: boolean;
+    }
   /** Headers arrived but the body did not (deadline, reset, or over the size cap). */
   | { readonly kind: 'body_error'; readonly reason: string; readonly timedOut: boolean };
 
@@ -111,6 +117,8 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
   #decided = false;
   /** Set once the attempt was resent on a fresh connection (it is resent at most once). */
   #resent = false;
+  /** Set once the request was handed to a connection to be written. */
+  #sent = false;
 
   constructor(
     private readonly transport: HttpTransport,
@@ -128,7 +136,9 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
 
   onConnect(abort: (reason?: Error) => void): void {
     this.#abort = abort;
+    // undici calls this just before it writes the request: aborting here means never sent.
     if (this.#settled) abort(new Error('attempt already given up'));
+    else this.#sent = true;
   }
 
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean {
@@ -188,7 +198,7 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
     this.#settle(
       this.#headers
         ? { kind: 'body_error', reason, timedOut }
-        : { kind: 'transport_error', reason, timedOut },
+        : { kind: 'transport_error', reason, timedOut, sent: this.#sent },
     );
   }
 
@@ -241,7 +251,7 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
     this.#settle(
       this.#headers
         ? { kind: 'body_error', reason, timedOut: true }
-        : { kind: 'transport_error', reason, timedOut: true },
+        : { kind: 'transport_error', reason, timedOut: true, sent: this.#sent },
     );
     this.#abort?.(new Error(reason));
   }

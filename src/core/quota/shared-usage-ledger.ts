@@ -49,6 +49,10 @@ export interface SharedTotal {
 export class SharedUsageLedger implements UsageLedger {
   readonly #counters = new Map<string, SharedCounter>();
   readonly #markers = new Map<string, string>();
+  /** The batch being sent (kept as it is until acknowledged), and its number. */
+  #batch: Map<string, number> | undefined = undefined;
+  /** Batch numbers start from the wall clock, above any earlier run's under the same name. */
+  #seq = Date.now() * 1000;
 
   counter(name: string): UsageCounter {
     return this.#counterOf(name);
@@ -110,16 +114,31 @@ export class SharedUsageLedger implements UsageLedger {
     return entries;
   }
 
-  /** Credits booked since the last call, per node (now "sending" until settled or returned). */
-  takeDeltas(): Map<string, number> {
-    const deltas = new Map<string, number>();
-    for (const counter of this.#counters.values()) {
-      if (counter.pending === 0) continue;
-      deltas.set(counter.name, counter.pending);
-      counter.sending += counter.pending;
-      counter.pending = 0;
+  /**
+   * The batch of credits to send, numbered. A batch the store has not acknowledged is sent
+   * again exactly as it was, under the same number — a reply that timed out may hide a batch
+   * the store did apply, and the number lets it apply each batch once. Otherwise what was
+   * booked since the last batch becomes the next one (number 0: nothing to send).
+   */
+  takeDeltas(): { readonly seq: number; readonly deltas: ReadonlyMap<string, number> } {
+    if (this.#batch === undefined) {
+      const deltas = new Map<string, number>();
+      for (const counter of this.#counters.values()) {
+        if (counter.pending === 0) continue;
+        deltas.set(counter.name, counter.pending);
+        counter.sending += counter.pending;
+        counter.pending = 0;
+      }
+      if (deltas.size === 0) return { seq: 0, deltas };
+      this.#batch = deltas;
+      this.#seq++;
     }
-    return deltas;
+    return { seq: this.#seq, deltas: this.#batch };
+  }
+
+  /** The store applied the outstanding batch (after `settle` for each node). */
+  acknowledge(): void {
+    this.#batch = undefined;
   }
 
   /** The highest fleet total acknowledged for `name` (sent to the store to heal lost data). */
@@ -140,14 +159,6 @@ export class SharedUsageLedger implements UsageLedger {
       counter.base = Math.max(counter.base + counter.sending, total.used);
     }
     counter.sending = 0;
-  }
-
-  /** A sync failed: what was being sent goes back to pending, to be sent again. */
-  unsend(): void {
-    for (const counter of this.#counters.values()) {
-      counter.pending += counter.sending;
-      counter.sending = 0;
-    }
   }
 
   /** Credits booked here the store has not acknowledged, per node (for metrics). */
