@@ -30,9 +30,8 @@ beforeAll(() => {
 });
 
 afterEach(async () => {
-  await Promise.all(
-    replicas.map((r) => (r.process.child.exitCode === null ? r.process.stop('SIGKILL') : null)),
-  );
+  const running = replicas.filter((r) => r.process.child.exitCode === null);
+  await Promise.all(running.map((r) => r.process.stop('SIGKILL')));
   replicas = [];
   stopRecordingUpstreams();
   await relay?.close();
