@@ -48,3 +48,4 @@ export {
   type PrimaryOptions,
   type PrimarySummary,
 } from './service-primary.js';
+export { readSharedUsage, resetSharedUsage } from './cluster/shared-quota.js';

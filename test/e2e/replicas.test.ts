@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt } from '../helpers/run-cli.js';
+import { assertBuilt, runCli } from '../helpers/run-cli.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { startCli, type CliProcess } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
@@ -162,6 +162,33 @@ describe.skipIf(missing !== undefined)(
     });
   },
 );
+
+describe.skipIf(missing !== undefined)('cascade quota with replicas', () => {
+  it('shows and resets the fleet’s usage in Redis when no server runs here', async () => {
+    redis = await startRedis();
+    temp = makeTempDir('cascade-quota-redis-');
+    writeFileSync(temp.path('prices.toml'), '[routing]\n[limits]\nunknown_method_cost = 1\n');
+    writeFileSync(
+      temp.path('config.toml'),
+      `[server]\nhost = "127.0.0.1"\nport = 0\n\n[cluster]\nredis_url = "redis://127.0.0.1:${redis.port}"\nkey_prefix = "q"\n\n` +
+        `[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:9"\ntier = 0\nmonthly_limit = 1000\nprovider_pricing_path = "prices.toml"\n`,
+    );
+    redis.cli('SET', `q:usage:n:${period()}`, '420');
+    const show = await runCli(['quota', 'show', '--json', '--config', 'config.toml'], { cwd: temp.dir });
+    expect(show.code).toBe(0);
+    const shown = JSON.parse(show.stdout) as {
+      source: string;
+      nodes: Array<{ name: string; used: number }>;
+    };
+    expect(shown.source).toBe('redis');
+    expect(shown.nodes[0]).toMatchObject({ name: 'n', used: 420 });
+    const reset = await runCli(['quota', 'reset', 'n', '--config', 'config.toml'], { cwd: temp.dir });
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toContain('for every replica (in Redis)');
+    expect(redis.cli('GET', `q:usage:n:${period()}`)).toBe('');
+    expect(redis.cli('GET', `q:epoch:n:${period()}`)).toBe('1');
+  });
+});
 
 function period(): string {
   const now = new Date();

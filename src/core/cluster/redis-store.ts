@@ -232,3 +232,13 @@ export class RedisStore {
     this.#client.destroy();
   }
 }
+
+/** Waits until `store` is connected, up to `timeoutMs`; false when it is not by then. */
+export async function whenConnected(store: RedisStore, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!store.connected) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
+}

@@ -207,7 +207,8 @@ export class ProxyServer {
       (key) => before[key] !== after[key],
     );
     const { diff, retired } = this.topology.apply(config.nodes);
-    this.#config = { ...config, server: before };
+    // [server] and [cluster] apply at startup only.
+    this.#config = { ...config, server: before, cluster: this.#config.cluster };
     for (const transport of retired) void transport.close().catch(() => undefined);
     this.#tick();
     return { diff, serverChanged };
