@@ -174,7 +174,9 @@ describe.skipIf(missing !== undefined)('cascade quota with replicas', () => {
         `[[nodes]]\nname = "n"\nurl = "http://127.0.0.1:9"\ntier = 0\nmonthly_limit = 1000\nprovider_pricing_path = "prices.toml"\n`,
     );
     redis.cli('SET', `q:usage:n:${period()}`, '420');
-    const show = await runCli(['quota', 'show', '--json', '--config', 'config.toml'], { cwd: temp.dir });
+    const show = await runCli(['quota', 'show', '--json', '--config', 'config.toml'], {
+      cwd: temp.dir,
+    });
     expect(show.code).toBe(0);
     const shown = JSON.parse(show.stdout) as {
       source: string;
@@ -182,7 +184,9 @@ describe.skipIf(missing !== undefined)('cascade quota with replicas', () => {
     };
     expect(shown.source).toBe('redis');
     expect(shown.nodes[0]).toMatchObject({ name: 'n', used: 420 });
-    const reset = await runCli(['quota', 'reset', 'n', '--config', 'config.toml'], { cwd: temp.dir });
+    const reset = await runCli(['quota', 'reset', 'n', '--config', 'config.toml'], {
+      cwd: temp.dir,
+    });
     expect(reset.code).toBe(0);
     expect(reset.stdout).toContain('for every replica (in Redis)');
     expect(redis.cli('GET', `q:usage:n:${period()}`)).toBe('');
