@@ -118,7 +118,7 @@ describe('route: spillover', () => {
     const sixth = h.post(rpc('getSlot', 6));
     await expect.poll(() => sleeping(h)).toBe(1);
     // One token every 200 ms: the request sleeps exactly that long instead of failing.
-    clock.advance(199);
+    await clock.advanceAsync(199);
     expect(await sleeping(h)).toBe(1);
     expect(h.mocks['slow-plan']!.stats().requests).toBe(5);
     clock.advance(1);
@@ -138,7 +138,7 @@ describe('route: spillover', () => {
     await h.post(rpc('getSlot'));
     const pending = h.post(rpc('getSlot', 9));
     await expect.poll(() => sleeping(h)).toBe(1);
-    clock.advance(299);
+    await clock.advanceAsync(299);
     expect(await sleeping(h)).toBe(1);
     clock.advance(1);
     const response = await pending;
