@@ -81,6 +81,9 @@ export async function startHeldUpstream(): Promise<HeldUpstream> {
       peak = Math.max(peak, waiting.length);
     });
   });
+  const release = (n = waiting.length): void => {
+    for (const answer of waiting.splice(0, n)) answer();
+  };
   return {
     url,
     get received() {
@@ -92,12 +95,10 @@ export async function startHeldUpstream(): Promise<HeldUpstream> {
     get peak() {
       return peak;
     },
-    release(n = waiting.length) {
-      for (const answer of waiting.splice(0, n)) answer();
-    },
+    release,
     open() {
       opened = true;
-      this.release();
+      release();
     },
   };
 }
