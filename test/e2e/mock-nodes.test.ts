@@ -102,7 +102,7 @@ describe('cascade mock-nodes (built CLI)', () => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child!.on('exit', resolve));
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while (!stdout.includes('mock node(s) running')) {
       if (Date.now() > deadline) throw new Error(`no table in time\n${stdout}\n${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -179,7 +179,7 @@ describe('runMockNodes', () => {
       io,
       stopped,
     );
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while (!io.lines.some((line) => line.includes('running'))) {
       if (Date.now() > deadline) throw new Error(io.lines.join('\n'));
       await new Promise((resolve) => setTimeout(resolve, 10));

@@ -6,7 +6,7 @@ export interface CliProcess {
   readonly child: ChildProcess;
   /** Everything printed so far. */
   output(): string;
-  /** Resolves with the first stdout/stderr line matching `pattern`. */
+  /** Resolves with the first stdout/stderr line matching `pattern` (rejects after `timeoutMs`, default 30 s). */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -57,7 +57,7 @@ export function startCli(args: readonly string[], options: StartCliOptions = {})
   return {
     child,
     output: () => text,
-    waitFor(pattern, timeoutMs = 10_000) {
+    waitFor(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
           const line = text.split('\n').find((l) => pattern.test(l));
