@@ -48,6 +48,14 @@ export interface ServerConfig {
   readonly requestTimeoutMs: number;
   /** Deadline of one upstream attempt in ms (connect, TLS, headers and body). */
   readonly attemptTimeoutMs: number;
+  /** Origins whose pages may call cascade (`*` = any); empty = no CORS answers at all. */
+  readonly corsOrigins: readonly string[];
+  /** Answers of at least this many bytes are gzipped for clients that ask; 0 = never. */
+  readonly compressionMinBytes: number;
+  /** How long an idle client connection stays open, in ms. */
+  readonly keepAliveTimeoutMs: number;
+  /** Peers whose `X-Forwarded-For` is believed: IPs and CIDR ranges, as written. */
+  readonly trustedProxies: readonly string[];
 }
 
 /** One `[[nodes]]` entry, validated and resolved. */
@@ -57,6 +65,11 @@ export interface NodeConfig {
   readonly url: string;
   /** The URL safe to print: env-derived parts and query values replaced by `***`. */
   readonly redactedUrl: string;
+  /**
+   * Headers sent on every request to the node (lower-case names, `$VAR`s expanded). The
+   * values are secrets (API keys): never log them.
+   */
+  readonly headers: Readonly<Record<string, string>>;
   readonly tier: number;
   readonly rpsLimit: number;
   readonly maxConcurrent: number;

@@ -9,16 +9,18 @@ import { nextReset } from '../quota/billing-period.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { RouteEvents } from '../routing/attempt.js';
 import { Topology, type TopologyDiff, type UsageProvider } from '../routing/topology.js';
+import { trustedProxyList } from './client-address.js';
+import { CorsPolicy } from './cors.js';
+import { drainServer } from './drain.js';
 import { healthReport, type HealthReport } from './health.js';
 import { listen } from './listen.js';
+import { listenerOptions } from './listener-options.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
 import { sendBytes, sendJson, sendStatus } from './respond.js';
 
 const RANK_INTERVAL_MS = 1000;
 /** How long shutdown waits for in-flight requests before closing their connections. */
 export const DRAIN_TIMEOUT_MS = 10_000;
-/** How often a draining server closes the connections whose answers are out. */
-const DRAIN_SWEEP_MS = 25;
 
 /** How to start a proxy server. */
 export interface ProxyServerOptions {
@@ -53,6 +55,13 @@ function pathOf(url: string | undefined): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** Whether two `[server]` values are equal (lists compare by content). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return Array.isArray(a) && Array.isArray(b)
+    ? a.length === b.length && a.every((item, i) => item === b[i])
+    : a === b;
+}
+
 /** The proxy: HTTP listener(s), topology, ranking loop, graceful shutdown. */
 export class ProxyServer {
   readonly topology: Topology;
@@ -62,6 +71,8 @@ export class ProxyServer {
   readonly #server: Server;
   #metricsServer: Server | undefined;
   readonly #handler: ProxyHandlerContext;
+  /** Undefined when `cors_origins` is empty: no CORS headers, OPTIONS gets 405. */
+  readonly #cors: CorsPolicy | undefined;
   #config: Config;
   #rankTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
@@ -109,13 +120,15 @@ export class ProxyServer {
       logger: options.logger,
       maxBodyBytes: server.maxBodyBytes,
       maxBatchSize: server.maxBatchSize,
+      compressionMinBytes: server.compressionMinBytes,
+      trustedProxies: trustedProxyList(server.trustedProxies),
       accessLog: options.accessLog ?? false,
       counts: new Float64Array(REQUEST_OUTCOMES.length),
       drain: { active: false },
     };
-    this.#server = createServer(
-      { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
-      (req, res) => this.#onRequest(req, res),
+    this.#cors = CorsPolicy.from(server.corsOrigins);
+    this.#server = createServer(listenerOptions(server.keepAliveTimeoutMs), (req, res) =>
+      this.#onRequest(req, res),
     );
   }
 
@@ -204,7 +217,7 @@ export class ProxyServer {
     const before = this.#config.server;
     const after = config.server;
     const serverChanged = (Object.keys(before) as Array<keyof typeof before>).filter(
-      (key) => before[key] !== after[key],
+      (key) => !sameValue(before[key], after[key]),
     );
     const { diff, retired } = this.topology.apply(config.nodes);
     // [server] and [cluster] apply at startup only.
@@ -232,31 +245,7 @@ export class ProxyServer {
   async #close(drainMs: number): Promise<void> {
     if (this.#rankTimer) clearInterval(this.#rankTimer);
     this.#handler.drain.active = true;
-    const server = this.#server;
-    let closed = false;
-    const allClosed = new Promise<void>((resolve) =>
-      server.close(() => {
-        closed = true;
-        resolve();
-      }),
-    );
-    // Node closes only connections with no request in progress; one still answering becomes
-    // idle when its answer is out, so sweep until every connection is gone or time is up.
-    // (Tracking requests in flight instead would cost a listener on every response.)
-    server.closeIdleConnections();
-    if (drainMs > 0) {
-      const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        allClosed,
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs))),
-      ]);
-      clearInterval(sweep);
-      clearTimeout(timer);
-    }
-    const cutOff = !closed;
-    server.closeAllConnections();
-    await allClosed;
+    const cutOff = await drainServer(this.#server, drainMs);
     if (this.#metricsServer) {
       const metricsServer = this.#metricsServer;
       metricsServer.closeAllConnections();
@@ -302,11 +291,17 @@ export class ProxyServer {
     const path = pathOf(req.url);
     // While draining, answers say `Connection: close` so clients stop reusing the connection.
     if (this.#handler.drain.active) res.shouldKeepAlive = false;
+    // Browsers may call the proxy and /health; /metrics and the rest stay same-origin.
+    const cors = this.#cors;
     if (path === '/send-request' || path === '/') {
-      if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');
-      return handleProxy(req, res, this.#handler);
+      const allowed = cors !== undefined && cors.decorate(req, res);
+      if (req.method === 'POST') return handleProxy(req, res, this.#handler);
+      if (cors && req.method === 'OPTIONS') return cors.preflight(req, res, allowed, 'POST');
+      return sendStatus(res, 405, 'Method Not Allowed', 'POST');
     }
     if (path === '/health') {
+      const allowed = cors !== undefined && cors.decorate(req, res);
+      if (cors && req.method === 'OPTIONS') return cors.preflight(req, res, allowed, 'GET');
       if (req.method !== 'GET' && req.method !== 'HEAD')
         return sendStatus(res, 405, 'Method Not Allowed', 'GET');
       const fleet = this.#options.fleetView;

@@ -30,7 +30,16 @@ function transportFor(config: NodeConfig, deps: NodeDeps): HttpTransport {
     maxConnections: inFlightCap(config),
     keepAliveMs: config.keepAliveMs,
     deadlines: deps.deadlines,
+    headers: config.headers,
   });
+}
+
+/** Whether two nodes send the same configured headers. */
+function sameHeaders(a: NodeConfig, b: NodeConfig): boolean {
+  if (a.headers === b.headers) return true;
+  const names = Object.keys(a.headers);
+  if (names.length !== Object.keys(b.headers).length) return false;
+  return names.every((name) => a.headers[name] === b.headers[name]);
 }
 
 /**
@@ -124,7 +133,8 @@ export class UpstreamNode {
     if (
       previous.url === config.url &&
       inFlightCap(previous) === inFlightCap(config) &&
-      previous.keepAliveMs === config.keepAliveMs
+      previous.keepAliveMs === config.keepAliveMs &&
+      sameHeaders(previous, config)
     )
       return undefined;
     if (previous.url !== config.url) this.refusesBatches = false;
