@@ -142,6 +142,12 @@ describe('examples/kubernetes', () => {
     expect(config.server.metrics_port, 'the metrics listener is loopback only').toBeUndefined();
   });
 
+  it('keeps idle connections longer than a balancer or ingress does (no intermittent 502s)', () => {
+    // AWS ALB and nginx idle 60 s: cascade must not close a connection they may still reuse.
+    expect(config.server.keep_alive_timeout_ms).toBeGreaterThan(60_000);
+    expect(config.server.trusted_proxies?.length).toBeGreaterThan(0);
+  });
+
   it('keeps quotas.json on the PersistentVolumeClaim, writable by the image user', () => {
     const quotas = config.server.quotas_path ?? path.posix.join(image.workdir, 'quotas.json');
     const { mount, volume } = volumeAt(quotas);
