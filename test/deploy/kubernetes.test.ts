@@ -83,7 +83,14 @@ function volumeAt(file: string) {
   return { mount, volume };
 }
 interface Config {
-  server: { host: string; port: number; enable_metrics?: boolean; metrics_port?: number };
+  server: {
+    host: string;
+    port: number;
+    enable_metrics?: boolean;
+    metrics_port?: number;
+    keep_alive_timeout_ms?: number;
+    trusted_proxies?: string[];
+  };
   nodes: Array<{ name: string; url: string; provider_pricing_path: string }>;
 }
 const configKey = path.basename(configPath);
