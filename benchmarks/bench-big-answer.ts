@@ -7,12 +7,12 @@
  *
  *     npm run bench:big-answer [-- --sizes 20,64,200]      # MiB
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BigAnswerUpstream, fetchLength } from './big-answer.js';
+import { startOneNodeProxy } from './one-node-proxy.js';
 import { readProcess } from '../src/bench/process-stats.js';
 
 const REPO_ROOT = path.resolve('.');
@@ -22,38 +22,6 @@ function peakRss(pid: number): number {
   const reading = readProcess(pid);
   if (reading === undefined) throw new Error(`no VmHWM for pid ${pid} (Linux /proc needed)`);
   return reading.peakRssKiB * 1024;
-}
-
-/** Starts `cascade serve` with one node; resolves with the process and its URL. */
-function startProxy(
-  dir: string,
-  upstreamUrl: string,
-): Promise<{ child: ChildProcess; url: string }> {
-  const config = path.join(dir, 'config.toml');
-  const prices = path.join(REPO_ROOT, 'config/provider_config/solana.toml');
-  writeFileSync(
-    config,
-    `[server]\nhost = "127.0.0.1"\nport = 0\n[[nodes]]\nname = "big"\nurl = "${upstreamUrl}"\n` +
-      `tier = 0\nmonthly_limit = 0\nprovider_pricing_path = "${prices}"\n`,
-  );
-  const child = spawn(
-    process.execPath,
-    [path.join(REPO_ROOT, 'dist/cli.js'), 'serve', '--config', config],
-    {
-      cwd: dir,
-      env: { ...process.env, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const line = text.split('\n').find((l) => l.includes('cascade serving'));
-      if (line) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
-    });
-    child.once('exit', (code) => reject(new Error(`cascade serve exited (${code})`)));
-  });
 }
 
 interface Row {
@@ -71,7 +39,7 @@ async function measure(
   upstreamUrl: string,
 ): Promise<Row> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cascade-big-answer-'));
-  const { child, url } = await startProxy(dir, upstreamUrl);
+  const { child, url } = await startOneNodeProxy(dir, upstreamUrl);
   try {
     upstream.size = 4096;
     for (let i = 0; i < WARM_UP_REQUESTS; i++) await fetchLength(url);

@@ -5,9 +5,9 @@
  * light commands start fast. The modules in commands/ do the work.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import type { MockNodesOptions } from './commands/mock-nodes.js';
 import { packageVersion } from './commands/version.js';
 import { declareBench } from './cli/bench.js';
+import { declareMockNodes } from './cli/mock-nodes.js';
 import { examples, lazy } from './cli/lazy-action.js';
 
 /** Parses a --port value, rejecting anything but a whole number 0–65535. */
@@ -17,6 +17,18 @@ function parsePort(value: string): number {
     throw new InvalidArgumentError(`'${value}' is not a port; use a whole number from 0 to 65535.`);
   }
   return port;
+}
+
+/** Parses --workers: a whole number from 1 to 256, or "auto" (one per CPU). */
+function parseWorkers(value: string): number | 'auto' {
+  if (value === 'auto') return value;
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1 || count > 256) {
+    throw new InvalidArgumentError(
+      `'${value}' is not a worker count; use 1–256, or "auto" for one per CPU.`,
+    );
+  }
+  return count;
 }
 
 const CONFIG_HELP =
@@ -65,50 +77,22 @@ program
   .option('--demo', 'start six mock nodes in-process and serve in front of them (no keys needed)')
   .option('--access-log', 'log one line per request (method, node, attempts, outcome, ms, credits)')
   .option('--quotas <path>', QUOTAS_HELP)
+  .option(
+    '--workers <n>',
+    'worker processes sharing the port, or "auto" (overrides cluster.workers)',
+    parseWorkers,
+  )
   .addHelpText(
     'after',
     examples(
       'cascade serve --demo',
+      'cascade serve --workers auto',
       'cascade serve --config config/balancer_config/config.toml --port 8080',
     ) + '\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
   )
   .action(lazy(async () => (await import('./commands/serve.js')).runServe));
 
-program
-  .command('mock-nodes')
-  .description('run mock upstream RPC nodes (Solana + EVM methods) for demos, tests and benches')
-  .option(
-    '-c, --config <path>',
-    'start one mock per local node of this config (default: mock_nodes.toml)',
-  )
-  .option('--delays <ms,ms,...>', 'latency per node in config order (missing = 0)')
-  .option('--jitter <ms>', 'extra latency, uniform in [0, ms)')
-  .option('--response-bytes <n>', 'pad every answer to about n bytes')
-  .option('--tls', 'serve https with a generated self-signed certificate')
-  .option('--rtt <ms>', 'simulate a network round trip (new connections pay the handshake)')
-  .option(
-    '--fault <kind>',
-    'none|http|rpc_error|invalid_json|empty|stall|close|stall_body|truncate',
-  )
-  .option('--fault-status <code>', 'HTTP status of the fault (http: default 503)')
-  .option('--fault-body <text>', 'body of an http fault (default empty)')
-  .option('--retry-after <s>', 'Retry-After header of an http fault')
-  .option('--rpc-code <code>', 'JSON-RPC error code of an rpc_error fault (default -32005)')
-  .option('--failure-rate <0..1>', 'fraction of requests that get the fault (default 1)')
-  .option('--fail-first <n>', 'only the first n requests get the fault, then the node recovers')
-  .option('--nodes <name,...>', 'apply the fault to these nodes only')
-  .option('--quiet', 'no requests/s line every 5 s')
-  .addHelpText(
-    'after',
-    examples(
-      'cascade mock-nodes --delays 3,5,7,9,12,20',
-      'cascade mock-nodes --fault http --fault-status 429 --retry-after 7 --nodes Helius-1',
-      'cascade mock-nodes --config my.toml --rtt 40 --tls --quiet',
-    ),
-  )
-  .action(
-    lazy<[MockNodesOptions]>(async () => (await import('./commands/mock-nodes.js')).runMockNodes),
-  );
+declareMockNodes(program);
 
 const quota = program
   .command('quota')

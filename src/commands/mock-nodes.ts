@@ -2,78 +2,29 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ConfigError,
-  UsageError,
   formatProblem,
   loadConfig,
   loadDotEnv,
   type NodeConfig,
 } from '../core/index.js';
 import {
-  MAX_RESPONSE_BYTES,
-  MOCK_FAULT_KINDS,
+  NODE_ERROR_NAMES,
+  NODE_ERROR_PRESETS,
   startMockNodes,
-  type MockFault,
   type MockNode,
   type MockNodeOptions,
 } from '../mock/index.js';
 import type { CommandIo, ExitCode } from './io.js';
+import { planNodes, type MockNodesOptions, type MockTarget } from './mock-nodes-flags.js';
 import { renderTable } from './output.js';
 
-/** Flags of `cascade mock-nodes` (strings as commander hands them over). */
-export interface MockNodesOptions {
-  readonly config?: string | undefined;
-  readonly delays?: string | undefined;
-  readonly jitter?: string | undefined;
-  readonly responseBytes?: string | undefined;
-  readonly tls?: boolean | undefined;
-  readonly rtt?: string | undefined;
-  readonly fault?: string | undefined;
-  readonly faultStatus?: string | undefined;
-  readonly faultBody?: string | undefined;
-  readonly retryAfter?: string | undefined;
-  readonly rpcCode?: string | undefined;
-  readonly failureRate?: string | undefined;
-  readonly failFirst?: string | undefined;
-  readonly nodes?: string | undefined;
-  readonly quiet?: boolean | undefined;
-}
-
-/** One node to start: where, and over which scheme. */
-export interface MockTarget {
-  readonly name: string;
-  readonly host: string;
-  readonly port: number;
-  readonly https: boolean;
-}
+export { faultOf, planNodes } from './mock-nodes-flags.js';
+export type { MockNodesOptions, MockTarget } from './mock-nodes-flags.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The six nodes of the shipped demo config. */
 const DEFAULT_CONFIG = 'config/balancer_config/mock_nodes.toml';
 const REPORT_INTERVAL_MS = 5000;
-/** Kinds that take --fault-status (all but the ones that never answer). */
-const WITH_STATUS: readonly string[] = MOCK_FAULT_KINDS.filter(
-  (kind) => kind !== 'none' && kind !== 'stall' && kind !== 'close',
-);
-
-function usage(flag: string, value: string, expected: string): UsageError {
-  return new UsageError(`${flag} ${JSON.stringify(value)}: ${expected}`);
-}
-
-function parseNumber(
-  flag: string,
-  value: string,
-  options: { integer?: boolean; max?: number } = {},
-): number {
-  const pattern = options.integer ? /^\d+$/ : /^\d+(\.\d+)?$/;
-  const n = Number(value);
-  const max = options.max ?? Number.MAX_SAFE_INTEGER;
-  if (!pattern.test(value.trim()) || n > max) {
-    const kind = options.integer ? 'a whole number' : 'a number';
-    const range = options.max === undefined ? '≥ 0' : `from 0 to ${max.toLocaleString('en-US')}`;
-    throw usage(flag, value, `expected ${kind} ${range}`);
-  }
-  return n;
-}
 
 function isLocalHost(hostname: string): boolean {
   return hostname === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]';
@@ -120,123 +71,16 @@ function loadTargets(
   return localTargets(result.config.nodes);
 }
 
-function optionalNumber(
-  flag: string,
-  value: string | undefined,
-  fallback: number,
-  options?: { integer?: boolean; max?: number },
-): number {
-  return value === undefined ? fallback : parseNumber(flag, value, options);
-}
-
-/** Fault flags need --fault, and each applies to some kinds only. */
-function checkFaultFlags(options: MockNodesOptions): void {
-  const kind = options.fault;
-  const applies: ReadonlyArray<readonly [string, string | undefined, readonly string[]]> = [
-    ['--fault-status', options.faultStatus, WITH_STATUS],
-    ['--fault-body', options.faultBody, ['http']],
-    ['--retry-after', options.retryAfter, ['http']],
-    ['--rpc-code', options.rpcCode, ['rpc_error']],
-    ['--failure-rate', options.failureRate, MOCK_FAULT_KINDS],
-    ['--fail-first', options.failFirst, MOCK_FAULT_KINDS],
-    ['--nodes', options.nodes, MOCK_FAULT_KINDS],
-  ];
-  for (const [flag, value, kinds] of applies) {
-    if (value === undefined) continue;
-    if (kind === undefined) throw usage(flag, value, 'needs --fault');
-    if (!kinds.includes(kind))
-      throw usage(flag, value, `only applies to --fault ${kinds.join(' / ')}`);
-  }
-}
-
-/** The fault the flags describe, or undefined without --fault. */
-export function faultOf(options: MockNodesOptions): MockFault | undefined {
-  const kind = options.fault;
-  if (kind !== undefined && !(MOCK_FAULT_KINDS as readonly string[]).includes(kind)) {
-    throw usage('--fault', kind, `expected one of ${MOCK_FAULT_KINDS.join(', ')}`);
-  }
-  checkFaultFlags(options);
-  if (kind === undefined) return undefined;
-  const status = optionalNumber('--fault-status', options.faultStatus, 0, {
-    integer: true,
-    max: 599,
-  });
-  if (options.faultStatus !== undefined && status < 200) {
-    throw usage('--fault-status', options.faultStatus, 'expected 200..599');
-  }
-  const withStatus = status === 0 ? {} : { status };
-  switch (kind) {
-    case 'http': {
-      const retryAfter = optionalNumber('--retry-after', options.retryAfter, -1, { integer: true });
-      const headers: Record<string, string> =
-        retryAfter < 0 ? {} : { 'retry-after': String(retryAfter) };
-      return { kind, status: status || 503, body: options.faultBody ?? '', headers };
-    }
-    case 'rpc_error': {
-      const code = options.rpcCode ?? '-32005';
-      if (!/^-?\d{1,10}$/.test(code) || Math.abs(Number(code)) > 2 ** 31) {
-        throw usage('--rpc-code', code, 'expected a 32-bit integer such as -32005');
-      }
-      return { kind, code: Number(code), ...withStatus };
-    }
-    case 'invalid_json':
-    case 'empty':
-    case 'stall_body':
-    case 'truncate':
-      return { kind, ...withStatus };
-    default:
-      return { kind } as MockFault;
-  }
-}
-
-/** The options of every node to start (validates every flag first). */
-export function planNodes(
-  options: MockNodesOptions,
-  targets: readonly MockTarget[],
-): MockNodeOptions[] {
-  const delays = (options.delays ?? '').split(',').filter((part) => part.trim() !== '');
-  if (delays.length > targets.length) {
-    throw usage(
-      '--delays',
-      options.delays!,
-      `${delays.length} values for ${targets.length} node(s)`,
-    );
-  }
-  const delayMs = delays.map((value) => parseNumber('--delays', value.trim()));
-  const shared = {
-    jitterMs: optionalNumber('--jitter', options.jitter, 0),
-    responseBytes: optionalNumber('--response-bytes', options.responseBytes, 0, {
-      integer: true,
-      max: MAX_RESPONSE_BYTES,
-    }),
-    rttMs: optionalNumber('--rtt', options.rtt, 0),
-    failureRate: optionalNumber('--failure-rate', options.failureRate, 1, { max: 1 }),
-    failFirst: optionalNumber('--fail-first', options.failFirst, 0, { integer: true }),
-  };
-  const fault = faultOf(options);
-  const faulty = options.nodes
-    ?.split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  for (const name of faulty ?? []) {
-    if (!targets.some((target) => target.name === name)) {
-      throw usage('--nodes', name, `no such node; nodes: ${targets.map((t) => t.name).join(', ')}`);
-    }
-  }
-  return targets.map((target, i) => ({
-    ...shared,
-    name: target.name,
-    host: target.host,
-    port: target.port,
-    tls: options.tls === true || target.https,
-    delayMs: delayMs[i] ?? 0,
-    fault: fault && (!faulty || faulty.includes(target.name)) ? fault : { kind: 'none' },
-  }));
+function describeMethodErrors(node: MockNodeOptions): string {
+  return Object.entries(node.methodErrors ?? {})
+    .map(([method, spec]) => `${method}=${typeof spec === 'string' ? spec : spec.code}`)
+    .join(', ');
 }
 
 function describeFault(node: MockNodeOptions): string {
   const fault = node.fault ?? { kind: 'none' };
-  if (fault.kind === 'none') return 'none';
+  const methodErrors = describeMethodErrors(node);
+  if (fault.kind === 'none') return methodErrors || 'none';
   let text: string = fault.kind;
   if (fault.kind === 'http') {
     text += ` ${fault.status}`;
@@ -246,7 +90,7 @@ function describeFault(node: MockNodeOptions): string {
   if (node.failFirst) text += `, first ${node.failFirst} request(s)`;
   else if (node.failureRate !== undefined && node.failureRate < 1)
     text += `, ${node.failureRate * 100}% of requests`;
-  return text;
+  return methodErrors ? `${text}; ${methodErrors}` : text;
 }
 
 /** The table of what was started. */
@@ -269,6 +113,11 @@ function describeShared(nodes: readonly MockNode[], plan: MockNodeOptions): stri
     plan.rttMs ? `simulated RTT ${plan.rttMs} ms` : '',
     plan.responseBytes ? `answers padded to ${plan.responseBytes} bytes` : '',
     nodes.some((node) => node.cert) ? 'https, self-signed certificate' : '',
+    plan.idleCloseMs
+      ? `idle connections closed after ${plan.idleCloseMs} ms, no Keep-Alive hint`
+      : '',
+    plan.evmClient && plan.evmClient !== 'geth' ? `${plan.evmClient} "already known"` : '',
+    plan.mempool ? 'one shared mempool' : '',
   ].filter(Boolean);
   return extras.length > 0 ? ` (${extras.join(', ')})` : '';
 }
@@ -301,6 +150,20 @@ function startReporting(nodes: readonly MockNode[], io: CommandIo): NodeJS.Timeo
   }, REPORT_INTERVAL_MS);
 }
 
+/** The table of error presets `--method-error` takes. */
+export function renderMethodErrorPresets(): string {
+  return renderTable(
+    ['preset', 'argument', 'answer'],
+    NODE_ERROR_NAMES.map((name) => {
+      const preset = NODE_ERROR_PRESETS[name]!;
+      const fallback = String(preset.param?.fallback);
+      const shown = fallback.length > 24 ? `${fallback.slice(0, 23)}…` : fallback;
+      const param = preset.param ? `${preset.param.name} (default ${shown})` : '';
+      return [name, param, preset.summary];
+    }),
+  );
+}
+
 /**
  * `cascade mock-nodes`: start one mock per local node of the config (default: the six demo
  * nodes), print what runs, and serve until SIGINT/SIGTERM (or `stop`, for tests).
@@ -310,6 +173,10 @@ export async function runMockNodes(
   io: CommandIo,
   stop?: Promise<unknown>,
 ): Promise<ExitCode> {
+  if (options.listMethodErrors) {
+    io.out(renderMethodErrorPresets());
+    return 0;
+  }
   loadDotEnv(io.cwd, io.env);
   const { targets, skipped } = loadTargets(options, io);
   for (const note of skipped) io.err(`note: skipping ${note}`);

@@ -1,23 +1,21 @@
 import path from 'node:path';
 import {
-  ConfigError,
-  QuotaFileError,
   UsageError,
-  formatProblem,
-  loadConfig,
+  fetchQuotaRows,
   loadDotEnv,
-  periodStart,
   quotaReport,
   readQuotaFile,
   readServerLock,
-  utcDay,
-  writeQuotaFile,
+  readSharedUsage,
+  resetSharedUsage,
+  resetQuotaFile,
+  resetThroughServer,
   type Config,
   type QuotaRow,
   type QuotaSnapshot,
-  type ServerLock,
 } from '../core/index.js';
 import type { CommandIo, ExitCode } from './io.js';
+import { configSource, loadOrFail as loadConfigOrFail } from './load-or-fail.js';
 import { formatCredits, renderJson, renderTable } from './output.js';
 
 /** Flags shared by `quota show` and `quota reset`. */
@@ -34,40 +32,15 @@ export interface QuotaResetOptions extends QuotaOptions {
 }
 
 /** Where the numbers came from. */
-type Source = { kind: 'server'; pid: number } | { kind: 'file'; note: string | undefined };
-
-const ADMIN_TIMEOUT_MS = 2000;
+type Source =
+  | { kind: 'server'; pid: number }
+  | { kind: 'file'; note: string | undefined }
+  | { kind: 'redis'; url: string };
 
 function loadOrFail(options: QuotaOptions, io: CommandIo): { config: Config; quotasPath: string } {
   loadDotEnv(io.cwd, io.env);
-  const result = loadConfig({ configPath: options.config, env: io.env, cwd: io.cwd });
-  if (!result.config) {
-    for (const problem of result.errors) io.err(`error: ${formatProblem(problem)}`);
-    throw new ConfigError(
-      `${result.path}: fix the config first`,
-      [],
-      '`cascade validate-config` lists every problem',
-    );
-  }
-  const quotasPath = path.resolve(io.cwd, options.quotas ?? result.config.server.quotasPath);
-  return { config: result.config, quotasPath };
-}
-
-async function admin(
-  lock: ServerLock,
-  route: string,
-  body?: unknown,
-): Promise<{ nodes: QuotaRow[] }> {
-  const response = await fetch(`http://127.0.0.1:${lock.adminPort}${route}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: body === undefined ? undefined : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(ADMIN_TIMEOUT_MS),
-  });
-  const parsed = (await response.json()) as { nodes?: QuotaRow[]; error?: string };
-  if (!response.ok || !parsed.nodes)
-    throw new UsageError(`the running server refused: ${parsed.error ?? response.status}`);
-  return { nodes: parsed.nodes };
+  const config = loadConfigOrFail(configSource(options.config, io), io, 'nothing was read');
+  return { config, quotasPath: path.resolve(io.cwd, options.quotas ?? config.server.quotasPath) };
 }
 
 function fileRows(config: Config, snapshot: QuotaSnapshot): QuotaRow[] {
@@ -81,9 +54,9 @@ function bar(percent: number | null): string {
 }
 
 function describeSource(source: Source, quotasPath: string): string {
-  return source.kind === 'server'
-    ? `live numbers from the running server (pid ${source.pid})`
-    : `read from ${quotasPath}${source.note ? ` — ${source.note}` : ''}`;
+  if (source.kind === 'server') return `live numbers from the running server (pid ${source.pid})`;
+  if (source.kind === 'redis') return `the fleet's usage, read from Redis at ${source.url}`;
+  return `read from ${quotasPath}${source.note ? ` — ${source.note}` : ''}`;
 }
 
 function render(
@@ -138,12 +111,26 @@ export async function runQuotaShow(options: QuotaOptions, io: CommandIo): Promis
   const { config, quotasPath } = loadOrFail(options, io);
   const lock = readServerLock(quotasPath);
   if (lock?.adminPort) {
-    const { nodes } = await admin(lock, '/admin/quota');
+    const nodes = await fetchQuotaRows(lock);
     render(nodes, { kind: 'server', pid: lock.pid }, quotasPath, io, options.json);
     return 0;
   }
+  if (lock === undefined && config.cluster?.redisUrl !== undefined) {
+    const usage = await readSharedUsage(config, new Date());
+    const rows = quotaReport(config.nodes, (name) => usage.get(name), new Date());
+    render(
+      rows,
+      { kind: 'redis', url: config.cluster.redactedRedisUrl! },
+      quotasPath,
+      io,
+      options.json,
+    );
+    return 0;
+  }
+  const where = lock?.local === false ? ` on host ${lock.host}` : '';
+  const why = lock?.local === false ? 'on another host' : 'running without server.admin_port';
   const note = lock
-    ? `a server (pid ${lock.pid}) is running without server.admin_port, so these are its last flush (up to 60 s old)`
+    ? `a server (pid ${lock.pid}${where}) is ${why}, so these are its last flush (up to ${config.server.quotaFlushSeconds} s old)`
     : undefined;
   render(
     fileRows(config, await readQuotaFile(quotasPath)),
@@ -181,33 +168,6 @@ function namesToReset(
   return [...new Set(names)];
 }
 
-async function resetFile(
-  quotasPath: string,
-  config: Config,
-  names: readonly string[],
-  all: boolean,
-): Promise<QuotaRow[]> {
-  let snapshot: QuotaSnapshot;
-  try {
-    snapshot = await readQuotaFile(quotasPath);
-  } catch (err) {
-    // --all is the documented way out of a corrupt file: rebuild it from the config.
-    if (!(err instanceof QuotaFileError) || !all) throw err;
-    snapshot = new Map();
-  }
-  const today = utcDay(new Date());
-  const next = new Map(snapshot);
-  for (const node of config.nodes) {
-    if (!names.includes(node.name)) continue;
-    next.set(node.name, {
-      used: 0,
-      periodStart: snapshot.get(node.name)?.periodStart ?? periodStart(today, node.resetDay),
-    });
-  }
-  await writeQuotaFile(quotasPath, next);
-  return fileRows(config, next);
-}
-
 /** `cascade quota reset NODE… | --all --yes`: zero usage, through the server when one runs. */
 export async function runQuotaReset(
   names: readonly string[],
@@ -217,6 +177,12 @@ export async function runQuotaReset(
   const { config, quotasPath } = loadOrFail(options, io);
   const targets = namesToReset(names, options, config);
   const lock = readServerLock(quotasPath);
+  if (lock && !lock.local) {
+    throw new UsageError(
+      `a cascade server (pid ${lock.pid} on host ${lock.host}) is using ${quotasPath}; its next flush would undo a reset of the file`,
+      `run the reset on ${lock.host}, or stop that server first`,
+    );
+  }
   if (lock && !lock.adminPort) {
     throw new UsageError(
       `a cascade server (pid ${lock.pid}) is using ${quotasPath}; its next flush would undo a reset of the file`,
@@ -224,17 +190,17 @@ export async function runQuotaReset(
     );
   }
   if (lock) {
-    const { nodes } = await admin(
-      lock,
-      '/admin/quota/reset',
-      options.all ? { all: true } : { nodes: targets },
-    );
+    const nodes = await resetThroughServer(lock, options.all ? 'all' : targets);
     if (!options.json)
       io.out(`reset ${targets.join(', ')} through the running server (pid ${lock.pid})`);
     render(nodes, { kind: 'server', pid: lock.pid }, quotasPath, io, options.json);
     return 0;
   }
-  const rows = await resetFile(quotasPath, config, targets, options.all === true);
+  if (config.cluster?.redisUrl !== undefined) {
+    await resetSharedUsage(config, targets, new Date());
+    if (!options.json) io.out(`reset ${targets.join(', ')} for every replica (in Redis)`);
+  }
+  const rows = await resetQuotaFile(quotasPath, config.nodes, targets, options.all === true);
   if (!options.json) io.out(`reset ${targets.join(', ')} in ${quotasPath}`);
   render(rows, { kind: 'file', note: undefined }, quotasPath, io, options.json);
   return 0;

@@ -34,3 +34,18 @@ export { NOOP_METRICS, type ProxyMetrics } from './metrics.js';
 export { createPromMetrics } from './prom-metrics.js';
 export * from './quota/index.js';
 export { startAdminServer, type AdminHandlers, type AdminServer } from './http/admin-server.js';
+export {
+  startCascade,
+  type Cascade,
+  type CascadeOptions,
+  type ShutdownSummary,
+} from './service.js';
+export type { ReloadOutcome } from './service-reload.js';
+export { runCascadeWorker, type WorkerOptions } from './service-worker.js';
+export {
+  startCascadePrimary,
+  type CascadePrimary,
+  type PrimaryOptions,
+  type PrimarySummary,
+} from './service-primary.js';
+export { readSharedUsage, resetSharedUsage } from './cluster/shared-quota.js';

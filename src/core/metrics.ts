@@ -65,6 +65,8 @@ export const DURATION_BUCKETS = [
 export interface NodeMetrics {
   attempt(outcome: number, seconds: number): void;
   skip(reason: number): void;
+  /** A streamed answer the upstream broke off after the client had its first bytes. */
+  streamBroken(): void;
 }
 
 /** A node's state as the ranking tick publishes it. */
@@ -89,6 +91,22 @@ export interface QuotaSample {
   readonly periodEnd?: number;
 }
 
+/** How this process coordinates with the others (workers, replicas), read at scrape time. */
+export interface ClusterSample {
+  /** Processes sharing the limits (replicas through Redis). */
+  readonly members: number;
+  /** Redis answering (always true without Redis). */
+  readonly redisUp: boolean;
+  /** Failed syncs since start. */
+  readonly errors: number;
+  /** Seconds since the last successful sync. */
+  readonly syncAgeSeconds: number;
+  /** This process's share of each node's limits. */
+  readonly shares: ReadonlyMap<string, { readonly rps: number; readonly concurrent: number }>;
+  /** Credits booked here and not yet acknowledged by the shared store, per node. */
+  readonly unflushed: ReadonlyMap<string, number>;
+}
+
 /** Everything the proxy records. */
 export interface ProxyMetrics {
   request(outcome: number, seconds: number): void;
@@ -101,13 +119,15 @@ export interface ProxyMetrics {
   publishHealth(samples: readonly NodeHealthSample[]): void;
   /** Registers the live source of the quota gauges. */
   setQuotaSource(source: () => readonly QuotaSample[]): void;
+  /** Registers the live source of the cluster gauges (only when coordinating with others). */
+  setClusterSource(source: () => ClusterSample): void;
   /** Prometheus text exposition. */
   render(): Promise<string>;
   readonly contentType: string;
 }
 
 /** Recorders that record nothing. */
-export const NOOP_NODE: NodeMetrics = { attempt: () => {}, skip: () => {} };
+export const NOOP_NODE: NodeMetrics = { attempt: () => {}, skip: () => {}, streamBroken: () => {} };
 
 /** Metrics that record nothing (enable_metrics = false). */
 export const NOOP_METRICS: ProxyMetrics = {
@@ -118,6 +138,7 @@ export const NOOP_METRICS: ProxyMetrics = {
   removeNode: () => {},
   publishHealth: () => {},
   setQuotaSource: () => {},
+  setClusterSource: () => {},
   render: () => Promise.resolve(''),
   contentType: 'text/plain; charset=utf-8',
 };

@@ -4,7 +4,7 @@
  * one array store per record, rendered by the Registry at scrape time; gauges set by the
  * ranking tick and the quota gauges read at scrape time are ordinary prom-client gauges.
  */
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { IndexedCounter, IndexedHistogram } from './indexed-series.js';
 import {
   REQUEST_OUTCOMES,
@@ -16,7 +16,9 @@ import {
   type QuotaSample,
   type ProxyMetrics,
   type BuildInfo,
+  type ClusterSample,
 } from './metrics.js';
+import { registerClusterGauges } from './prom-cluster-metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
 const LINT_FAILING_DEFAULTS = [
@@ -25,9 +27,20 @@ const LINT_FAILING_DEFAULTS = [
   'nodejs_active_resources_total',
 ];
 
-/** A prom-client backed ProxyMetrics with its own Registry. */
-export function createPromMetrics(build: BuildInfo): ProxyMetrics {
-  return new PromMetrics(build);
+/**
+ * A prom-client backed ProxyMetrics with its own Registry. In a worker of `--workers N`, the
+ * Registry answers the primary's requests, which adds up every worker's series (counters and
+ * histograms summed; gauges by the aggregator each declares).
+ */
+export function createPromMetrics(
+  build: BuildInfo & { readonly clusterWorker?: boolean },
+): ProxyMetrics {
+  const metrics = new PromMetrics(build);
+  if (build.clusterWorker === true) {
+    new AggregatorRegistry(); // installs the worker's answer to the primary's requests
+    AggregatorRegistry.setRegistries([metrics.registry]);
+  }
+  return metrics;
 }
 
 interface NodeSeries {
@@ -35,17 +48,23 @@ interface NodeSeries {
   /** Series indexes of the node's attempt outcomes and skip reasons. */
   readonly attempts: readonly number[];
   readonly skips: readonly number[];
+  readonly breaks: number;
   tier: string | undefined;
 }
 
 class PromMetrics implements ProxyMetrics {
   readonly #registry = new Registry();
   readonly contentType: string;
+
+  get registry(): Registry {
+    return this.#registry;
+  }
   readonly #requests: IndexedCounter;
   readonly #requestDurations: IndexedHistogram;
   readonly #attempts: IndexedCounter;
   readonly #attemptDurations: IndexedHistogram;
   readonly #skips: IndexedCounter;
+  readonly #streamBreaks: IndexedCounter;
   readonly #sleepQueue: Gauge<string>;
   readonly #batchSize: IndexedHistogram;
   readonly #nodeHealthy: Gauge<string>;
@@ -53,6 +72,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #latencyEma: Gauge<string>;
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
+  #clusterRegistered = false;
 
   constructor(build: BuildInfo) {
     const registers = [this.#registry];
@@ -66,6 +86,7 @@ class PromMetrics implements ProxyMetrics {
       help: 'cascade version and the Node.js runtime it runs on',
       labelNames: ['version', 'node_version'],
       registers,
+      aggregator: 'first',
     }).set({ version: build.version, node_version: process.version }, 1);
     const registry = this.#registry;
     this.#requests = new IndexedCounter(
@@ -100,6 +121,11 @@ class PromMetrics implements ProxyMetrics {
       'Nodes passed over without sending a request',
       registry,
     );
+    this.#streamBreaks = new IndexedCounter(
+      'cascade_upstream_stream_breaks_total',
+      'Streamed answers the upstream broke off after the client had received their first bytes',
+      registry,
+    );
     this.#sleepQueue = new Gauge({
       name: 'rpc_sleep_queue_size',
       help: 'Number of requests currently sleeping while all RPC nodes are rate-limited',
@@ -117,17 +143,20 @@ class PromMetrics implements ProxyMetrics {
       help: 'Whether an RPC node is free of penalties from its recent traffic',
       labelNames: ['node', 'tier'],
       registers,
+      aggregator: 'min',
     });
     this.#healthyNodes = new Gauge({
       name: 'rpc_healthy_nodes',
       help: 'Number of RPC nodes not currently serving a penalty',
       registers,
+      aggregator: 'min',
     });
     this.#latencyEma = new Gauge({
       name: 'rpc_node_latency_ema_seconds',
       help: "Moving average of an RPC node's answered attempts",
       labelNames: ['node', 'tier'],
       registers,
+      aggregator: 'average',
     });
     this.#registerQuotaGauges(registers);
   }
@@ -139,6 +168,7 @@ class PromMetrics implements ProxyMetrics {
       help: 'Usage a node has booked in the current billing period',
       labelNames: ['node'],
       registers,
+      aggregator: 'max',
       collect() {
         this.reset();
         for (const sample of source()) this.set({ node: sample.name }, sample.used);
@@ -149,6 +179,7 @@ class PromMetrics implements ProxyMetrics {
       help: 'Usage past which the router stops routing to a node',
       labelNames: ['node'],
       registers,
+      aggregator: 'max',
       collect() {
         this.reset();
         for (const sample of source()) this.set({ node: sample.name }, sample.threshold);
@@ -159,6 +190,7 @@ class PromMetrics implements ProxyMetrics {
       help: "When a node's current billing period ends (its next reset, 00:00 UTC), Unix time",
       labelNames: ['node'],
       registers,
+      aggregator: 'max',
       collect() {
         this.reset();
         for (const sample of source()) {
@@ -187,9 +219,11 @@ class PromMetrics implements ProxyMetrics {
     const attempts = ATTEMPT_OUTCOMES.map((outcome) => this.#attempts.add({ node: name, outcome }));
     for (const outcome of ATTEMPT_OUTCOMES) this.#attemptDurations.add({ node: name, outcome });
     const skips = SKIP_REASONS.map((reason) => this.#skips.add({ node: name, reason }));
+    const breaks = this.#streamBreaks.add({ node: name });
     const counters = this.#attempts;
     const durations = this.#attemptDurations;
     const skipCounter = this.#skips;
+    const breakCounter = this.#streamBreaks;
     // Counter and histogram indexes are allocated in step, so one index serves both. A node
     // removed by a reload keeps recording into retired indexes that are no longer exported.
     const recorder: NodeMetrics = {
@@ -201,8 +235,11 @@ class PromMetrics implements ProxyMetrics {
       skip(reason) {
         skipCounter.inc(skips[reason]!);
       },
+      streamBroken() {
+        breakCounter.inc(breaks);
+      },
     };
-    this.#nodes.set(name, { recorder, attempts, skips, tier: undefined });
+    this.#nodes.set(name, { recorder, attempts, skips, breaks, tier: undefined });
     return recorder;
   }
 
@@ -215,6 +252,7 @@ class PromMetrics implements ProxyMetrics {
       this.#attemptDurations.remove(index);
     }
     for (const index of series.skips) this.#skips.remove(index);
+    this.#streamBreaks.remove(series.breaks);
     if (series.tier !== undefined) {
       this.#nodeHealthy.remove(name, series.tier);
       this.#latencyEma.remove(name, series.tier);
@@ -243,6 +281,12 @@ class PromMetrics implements ProxyMetrics {
 
   setQuotaSource(source: () => readonly QuotaSample[]): void {
     this.#quotaSource = source;
+  }
+
+  setClusterSource(source: () => ClusterSample): void {
+    if (this.#clusterRegistered) return;
+    this.#clusterRegistered = true;
+    registerClusterGauges(this.#registry, source);
   }
 
   async render(): Promise<string> {

@@ -1,5 +1,6 @@
 /** Defaults and validation of a mock node's behaviour. */
-import { MOCK_FAULT_KINDS, type MockBehaviour, type MockFault } from './types.js';
+import { checkRpcError, prepareMethodErrors } from './node-errors.js';
+import { EVM_CLIENTS, MOCK_FAULT_KINDS, type MockBehaviour, type MockFault } from './types.js';
 
 /** A healthy node answering at once. */
 export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = {
@@ -9,6 +10,8 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = {
   failureRate: 1,
   failFirst: 0,
   responseBytes: 0,
+  methodErrors: {},
+  evmClient: 'geth',
 };
 
 /** Largest padded answer: big enough for 10–20 MB tests, small enough to stay in memory. */
@@ -47,8 +50,10 @@ function checkFault(fault: MockFault): void {
       checkStatus(fault.status, 'fault.status');
       return;
     case 'rpc_error':
-      check(Number.isInteger(fault.code), 'fault.code', fault.code, 'expected an integer');
-      checkStatus(fault.status, 'fault.status');
+      checkRpcError(
+        { code: fault.code, message: fault.message ?? '', data: fault.data, status: fault.status },
+        'mock behaviour: fault',
+      );
       return;
     case 'invalid_json':
     case 'empty':
@@ -61,7 +66,10 @@ function checkFault(fault: MockFault): void {
   }
 }
 
-/** `current` with `patch` applied; throws RangeError naming the first bad field. */
+/**
+ * `current` with `patch` applied; throws RangeError naming the first bad field. A patch's
+ * `methodErrors` replaces the whole map (`{}` clears it).
+ */
 export function mergeBehaviour(
   current: Readonly<MockBehaviour>,
   patch: Partial<MockBehaviour>,
@@ -96,5 +104,12 @@ export function mergeBehaviour(
     `expected an integer 0..${MAX_RESPONSE_BYTES}`,
   );
   checkFault(next.fault);
+  check(
+    (EVM_CLIENTS as readonly string[]).includes(next.evmClient),
+    'evmClient',
+    next.evmClient,
+    `expected one of ${EVM_CLIENTS.join(', ')}`,
+  );
+  prepareMethodErrors(next.methodErrors);
   return next;
 }

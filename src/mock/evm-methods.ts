@@ -2,7 +2,7 @@
  * Ethereum JSON-RPC methods (mainnet-shaped, chain id 1) for viem, ethers and raw clients.
  * The head block moves with the shared chain clock.
  */
-import { createHash } from 'node:crypto';
+import { evmTransactionHash } from '../core/protocol/transaction-id.js';
 import { toQuantity } from './encoding.js';
 import {
   BASE_FEE_WEI,
@@ -22,6 +22,7 @@ import {
   type MethodContext,
   type MethodSpec,
 } from './method-spec.js';
+import { NodeErrorAnswer } from './node-errors.js';
 
 const ONE_ETHER = '"0xde0b6b3a7640000"';
 const CALL_RESULT = `"0x${(10n ** 18n).toString(16).padStart(64, '0')}"`;
@@ -84,11 +85,32 @@ function feeHistory(params: unknown, ctx: MethodContext): string {
   );
 }
 
-function sendRawTransaction(params: unknown): string {
+/** What geth's hexutil.Bytes says about text that is not 0x-prefixed, even-length hex. */
+function hexProblem(raw: string): string {
+  if (!/^0[xX]/.test(raw)) return 'hex string without 0x prefix';
+  return raw.length % 2 === 0 ? 'invalid hex string' : 'hex string of odd length';
+}
+
+/**
+ * Answers the transaction's real hash (keccak-256 of the raw bytes) and admits it to the
+ * mempool; a resubmission gets the node's client's "already known". The bytes are not decoded
+ * as RLP: any hex is taken as a transaction, which is all clients and the proxy need.
+ */
+function sendRawTransaction(params: unknown, ctx: MethodContext): string {
   const raw = stringAt(params, 0, 'signed transaction');
-  if (!/^0x[0-9a-fA-F]+$/.test(raw)) throw new InvalidParamsError('rlp: expected input string');
-  // The real hash is keccak256(raw); node:crypto has no keccak, and clients do not check it.
-  return `"0x${createHash('sha256').update(raw).digest('hex')}"`;
+  if (raw === '0x' || raw === '0X') {
+    // geth core/types/transaction.go errShortTypedTx, answered with the default code.
+    throw new NodeErrorAnswer({ code: -32000, message: 'typed transaction too short' });
+  }
+  const hash = evmTransactionHash(raw);
+  if (hash === undefined) {
+    // geth rpc/json.go "invalid argument %d: %v" around hexutil's json.UnmarshalTypeError.
+    throw new InvalidParamsError(
+      `invalid argument 0: json: cannot unmarshal ${hexProblem(raw)} into Go value of type hexutil.Bytes`,
+    );
+  }
+  if (!ctx.admit('evm', hash)) throw new NodeErrorAnswer(ctx.alreadyKnown('evm'));
+  return `"${hash}"`;
 }
 
 /** EVM method name → spec. */

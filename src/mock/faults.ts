@@ -5,8 +5,8 @@
  * HTTP statuses (http), unparseable answers (invalid_json, empty, 204) and JSON-RPC errors.
  */
 import type { ServerResponse } from 'node:http';
-import { errorJson } from '../core/protocol/index.js';
 import { seedOf, seededRandom } from './encoding.js';
+import { errorAnswerJson, errorObjectJson } from './node-errors.js';
 import type { MockBehaviour, MockFault } from './types.js';
 
 const RPC_MESSAGES: Readonly<Record<number, string>> = {
@@ -84,7 +84,7 @@ function sendPartial(res: ServerResponse, status: number, thenDestroy: boolean):
   });
 }
 
-/** Answers (or deliberately does not answer) with `fault`; `idJson` is echoed by rpc_error. */
+/** Answers (or deliberately does not answer) with `fault`; `idJson` (exact JSON text) is echoed by rpc_error. */
 export function writeFault(res: ServerResponse, fault: MockFault, idJson: string): void {
   switch (fault.kind) {
     case 'http': {
@@ -94,7 +94,8 @@ export function writeFault(res: ServerResponse, fault: MockFault, idJson: string
     }
     case 'rpc_error': {
       const message = fault.message ?? RPC_MESSAGES[fault.code] ?? 'Server error';
-      send(res, fault.status ?? 200, errorJson(fault.code, message, idJson), 'application/json');
+      const error = errorObjectJson({ code: fault.code, message, data: fault.data });
+      send(res, fault.status ?? 200, errorAnswerJson(error, idJson), 'application/json');
       return;
     }
     case 'invalid_json':

@@ -3,10 +3,16 @@
  * builder of a realistic oversized result for `responseBytes`.
  */
 import type { ChainClock } from './chain-clock.js';
+import type { TransactionChain } from './mempool.js';
+import type { MockRpcError } from './types.js';
 
 /** What handlers read besides their params. */
 export interface MethodContext {
   readonly chain: ChainClock;
+  /** Admits a submitted transaction to the node's mempool; false when it is already known. */
+  readonly admit: (chain: TransactionChain, id: string) => boolean;
+  /** The node's answer to a resubmission (its client's "already known" / "already processed"). */
+  readonly alreadyKnown: (chain: TransactionChain) => MockRpcError;
 }
 
 /** One JSON-RPC method of the mock. */

@@ -1,7 +1,7 @@
 /**
  * Starting and stopping mock nodes: an http or https server per node, optionally behind a
- * simulated network path (rttMs), every accepted socket tracked so close() can end stalled
- * requests too.
+ * simulated network path (rttMs) or a load balancer's idle close (idleCloseMs), every accepted
+ * socket tracked so close() can end stalled requests too.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -11,17 +11,21 @@ import { DEFAULT_BEHAVIOUR, mergeBehaviour } from './behaviour.js';
 import { CHAIN } from './chain-clock.js';
 import { handOverAfterRtt, type DelayedSocket } from './delayed-socket.js';
 import { FaultPicker } from './faults.js';
+import { closeIdleConnections } from './idle-close.js';
+import { MockMempool } from './mempool.js';
+import { prepareMethodErrors } from './node-errors.js';
 import { createRequestHandler, type NodeState } from './request-handler.js';
-import { RpcResponder } from './rpc-responder.js';
+import { MOCK_METHODS, RpcResponder } from './rpc-responder.js';
 import { StatsCounter } from './stats-counter.js';
 import { generateTlsCertificate, type TlsCertificate } from './tls-certificate.js';
+import { nodeMethodContext } from './transaction-intake.js';
 import type { MockBehaviour, MockNode, MockNodeOptions } from './types.js';
 
 /** Idle keep-alive connections live this long, like a provider's load balancer. */
 const KEEP_ALIVE_MS = 65_000;
 
 function checkOptions(options: MockNodeOptions): void {
-  const { name, port = 0, rttMs = 0 } = options;
+  const { name, port = 0, rttMs = 0, idleCloseMs } = options;
   if (typeof name !== 'string' || name.length === 0) {
     throw new RangeError('mock node: name must be a non-empty string');
   }
@@ -31,6 +35,35 @@ function checkOptions(options: MockNodeOptions): void {
   if (!Number.isFinite(rttMs) || rttMs < 0) {
     throw new RangeError(`mock node ${name}: rttMs = ${rttMs}; expected ≥ 0`);
   }
+  if (idleCloseMs !== undefined && !(Number.isInteger(idleCloseMs) && idleCloseMs > 0)) {
+    throw new RangeError(
+      `mock node ${name}: idleCloseMs = ${idleCloseMs}; expected an integer > 0`,
+    );
+  }
+  if (options.mempool !== undefined && !(options.mempool instanceof MockMempool)) {
+    throw new RangeError(`mock node ${name}: mempool must be a MockMempool (new MockMempool())`);
+  }
+}
+
+function createState(options: MockNodeOptions): NodeState {
+  const { name, mempool = new MockMempool() } = options;
+  const stats = new StatsCounter();
+  // Only behaviour keys are read from the options.
+  const behaviour = mergeBehaviour(DEFAULT_BEHAVIOUR, options);
+  const state: NodeState = {
+    behaviour,
+    picker: new FaultPicker(name),
+    stats,
+    responder: new RpcResponder(
+      nodeMethodContext(name, CHAIN, mempool, () => state.behaviour.evmClient, stats),
+      MOCK_METHODS,
+      stats,
+    ),
+    mempool,
+  };
+  state.responder.methodErrors = prepareMethodErrors(behaviour.methodErrors);
+  state.picker.restart(behaviour.failFirst);
+  return state;
 }
 
 function listen(server: net.Server, name: string, host: string, port: number): Promise<void> {
@@ -66,20 +99,15 @@ async function certificateOf(tls: MockNodeOptions['tls']): Promise<TlsCertificat
 /** Starts one mock node; rejects with StartupError when the port is taken. */
 export async function startMockNode(options: MockNodeOptions): Promise<MockNode> {
   checkOptions(options);
-  const { name, host = '127.0.0.1', port = 0, tls, rttMs = 0, ...patch } = options;
-  const state: NodeState = {
-    behaviour: mergeBehaviour(DEFAULT_BEHAVIOUR, patch),
-    picker: new FaultPicker(name),
-    stats: new StatsCounter(),
-    responder: new RpcResponder({ chain: CHAIN }),
-  };
-  state.picker.restart(state.behaviour.failFirst);
+  const { name, host = '127.0.0.1', port = 0, tls, rttMs = 0, idleCloseMs } = options;
+  const state = createState(options);
   const certificate = await certificateOf(tls);
   const handler = createRequestHandler(state);
   const server = certificate
     ? https.createServer(certificate, handler)
     : http.createServer(handler);
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  if (idleCloseMs === undefined) server.keepAliveTimeout = KEEP_ALIVE_MS;
+  else closeIdleConnections(server, idleCloseMs);
 
   const sockets = new Set<Socket | DelayedSocket>();
   const remember = (socket: Socket | DelayedSocket) => {
@@ -113,7 +141,11 @@ export async function startMockNode(options: MockNodeOptions): Promise<MockNode>
     url: `${certificate ? 'https' : 'http'}://${urlHost(host)}:${boundPort}`,
     ...(certificate ? { cert: certificate.cert } : {}),
     setBehaviour(next: Partial<MockBehaviour>) {
-      state.behaviour = mergeBehaviour(state.behaviour, next);
+      const behaviour = mergeBehaviour(state.behaviour, next);
+      if (next.methodErrors !== undefined) {
+        state.responder.methodErrors = prepareMethodErrors(behaviour.methodErrors);
+      }
+      state.behaviour = behaviour;
       if (next.fault !== undefined || next.failFirst !== undefined) {
         state.picker.restart(state.behaviour.failFirst);
       }
@@ -121,6 +153,8 @@ export async function startMockNode(options: MockNodeOptions): Promise<MockNode>
     behaviour: () => ({ ...state.behaviour }),
     stats: () => state.stats.snapshot(),
     resetStats: () => state.stats.reset(),
+    mempool: state.mempool,
+    accepted: () => state.mempool.accepted(name),
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => listener.close(() => resolve()));

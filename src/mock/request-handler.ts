@@ -6,14 +6,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultPicker } from './faults.js';
 import { writeFault } from './faults.js';
+import type { MockMempool } from './mempool.js';
+import type { PreparedError } from './node-errors.js';
 import type { RpcResponder } from './rpc-responder.js';
-import {
-  idJsonOf,
-  methodOf,
-  parseBody,
-  type ParsedBody,
-  type ResponseBody,
-} from './rpc-responder.js';
+import { methodOf, parseBody, type ParsedBody, type ResponseBody } from './rpc-responder.js';
 import type { StatsCounter } from './stats-counter.js';
 import type { MockBehaviour, MockFault } from './types.js';
 
@@ -23,6 +19,7 @@ export interface NodeState {
   readonly picker: FaultPicker;
   readonly stats: StatsCounter;
   readonly responder: RpcResponder;
+  readonly mempool: MockMempool;
 }
 
 /** Bodies above this get 413 (a mock has no reason to buffer more). */
@@ -61,34 +58,52 @@ function countMethods(stats: StatsCounter, parsed: ParsedBody): void {
 }
 
 function faultIdJson(parsed: ParsedBody): string {
-  return parsed.kind === 'single' ? (idJsonOf(parsed.call) ?? 'null') : 'null';
+  return parsed.kind === 'single' ? (parsed.idJson ?? 'null') : 'null';
 }
 
-function answer(
-  state: NodeState,
+/** An answer worked out on arrival, written after the node's delay. */
+interface Reply {
+  readonly body: ResponseBody;
+  /** A single call's method error, whose status and headers apply (a provider's 429). */
+  readonly methodError: PreparedError | undefined;
+}
+
+function replyTo(state: NodeState, parsed: ParsedBody, responseBytes: number): Reply {
+  const body = state.responder.answer(parsed, responseBytes);
+  return { body, methodError: body === '' ? undefined : state.responder.singleMethodError(parsed) };
+}
+
+function send(
   res: ServerResponse,
   parsed: ParsedBody,
   fault: MockFault | undefined,
-  responseBytes: number,
+  reply: Reply | undefined,
 ): void {
   // The client may have gone while the answer was delayed.
   if (res.destroyed || res.headersSent) return;
-  if (fault) writeFault(res, fault, faultIdJson(parsed));
-  else writeBody(res, 200, state.responder.answer(parsed, responseBytes));
+  if (fault) return writeFault(res, fault, faultIdJson(parsed));
+  if (reply === undefined) return;
+  const { body, methodError } = reply;
+  if (methodError === undefined) return writeBody(res, 200, body);
+  for (const [name, value] of Object.entries(methodError.headers ?? {})) res.setHeader(name, value);
+  writeBody(res, methodError.status, body);
 }
 
 function handleBody(state: NodeState, res: ServerResponse, body: Buffer): void {
-  const parsed = parseBody(body.toString('utf8'));
+  const parsed = parseBody(body);
   countMethods(state.stats, parsed);
   const behaviour = state.behaviour;
   const fault = state.picker.pick(behaviour) ? behaviour.fault : undefined;
   if (fault) state.stats.faults++;
+  // Calls run on arrival and their answer waits out the delay, so a slow node has already
+  // accepted a transaction when its answer comes late (or after the client gave up).
+  const reply = fault ? undefined : replyTo(state, parsed, behaviour.responseBytes);
   const delay =
     behaviour.jitterMs > 0
       ? behaviour.delayMs + Math.random() * behaviour.jitterMs
       : behaviour.delayMs;
-  if (delay > 0) setTimeout(answer, delay, state, res, parsed, fault, behaviour.responseBytes);
-  else answer(state, res, parsed, fault, behaviour.responseBytes);
+  if (delay > 0) setTimeout(send, delay, res, parsed, fault, reply);
+  else send(res, parsed, fault, reply);
 }
 
 function readBody(state: NodeState, req: IncomingMessage, res: ServerResponse): void {

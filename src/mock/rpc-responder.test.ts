@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ChainClock } from './chain-clock.js';
+import { MockMempool } from './mempool.js';
 import { MOCK_METHODS, RpcResponder, parseBody, type ResponseBody } from './rpc-responder.js';
+import { nodeMethodContext } from './transaction-intake.js';
 
-const responder = new RpcResponder({ chain: new ChainClock() });
+const responder = new RpcResponder(
+  nodeMethodContext('unit', new ChainClock(), new MockMempool(), () => 'geth', {
+    accepted: 0,
+    alreadyKnown: 0,
+  }),
+);
 
 function text(body: ResponseBody): string {
   return typeof body === 'string'

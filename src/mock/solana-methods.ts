@@ -19,7 +19,7 @@ import {
   walletAccountJson,
   withContext,
 } from './solana-accounts.js';
-import { signatureOfWire, simulationJson, transactionJson } from './solana-transaction.js';
+import { sendTransaction, simulationJson, transactionJson } from './solana-transaction.js';
 
 const GENESIS_HASH = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 const IDENTITY = base58Of('identity');
@@ -227,16 +227,7 @@ export const SOLANA_METHOD_SPECS: ReadonlyArray<readonly [string, MethodSpec]> =
       },
     },
   ],
-  [
-    'sendTransaction',
-    {
-      result: (params) => {
-        const wire = stringAt(params, 0, 'transaction');
-        const signature = signatureOfWire(wire, configAt(params, 1).encoding);
-        return `"${signature ?? base58Of(`sent:${wire}`, 64)}"`;
-      },
-    },
-  ],
+  ['sendTransaction', { result: sendTransaction }],
   [
     'simulateTransaction',
     {

@@ -1,8 +1,11 @@
 /**
  * A confirmed legacy SOL transfer as getTransaction returns it (json or base64 encoding), and
- * the signature a node reports for a submitted wire transaction.
+ * sendTransaction: the submitted transaction's first signature, admitted to the node's mempool.
  */
-import { base58Decode, base58Encode, seededBytes } from './encoding.js';
+import { solanaTransactionSignature } from '../core/protocol/transaction-id.js';
+import { base58Encode, seededBytes } from './encoding.js';
+import { InvalidParamsError, configAt, stringAt, type MethodContext } from './method-spec.js';
+import { NodeErrorAnswer } from './node-errors.js';
 import { SYSTEM_PROGRAM, contextJson } from './solana-accounts.js';
 
 const TRANSFER_LAMPORTS = 10_000_000;
@@ -83,11 +86,30 @@ export function transactionJson(
   return `{"blockTime":${blockTime},"meta":${metaJson()},"slot":${slot},"transaction":${transaction}${version}}`;
 }
 
-/** The first signature of an encoded wire transaction, base58; undefined when malformed. */
-export function signatureOfWire(encoded: string, encoding: unknown): string | undefined {
-  const bytes = encoding === 'base64' ? Buffer.from(encoded, 'base64') : base58Decode(encoded);
-  if (!bytes || bytes.length < 65 || bytes[0] === 0 || bytes[0]! > 0x7f) return undefined;
-  return base58Encode(bytes.subarray(1, 65));
+/**
+ * sendTransaction as agave's rpc.rs answers it: the first signature, once the transaction
+ * decodes. A resubmission gets AlreadyProcessed from the preflight simulation, unless
+ * skipPreflight skips that simulation (agave then answers the signature again).
+ */
+export function sendTransaction(params: unknown, ctx: MethodContext): string {
+  const wire = stringAt(params, 0, 'transaction');
+  const config = configAt(params, 1);
+  const encoding = config.encoding ?? 'base58';
+  if (encoding !== 'base58' && encoding !== 'base64') {
+    throw new InvalidParamsError(
+      `unsupported encoding: ${typeof encoding === 'string' ? encoding : JSON.stringify(encoding)}. Supported encodings: base58, base64`,
+    );
+  }
+  const signature = solanaTransactionSignature(wire, encoding);
+  if (signature === undefined) {
+    throw new InvalidParamsError(
+      'failed to deserialize solana_transaction::versioned::VersionedTransaction: io error: unexpected end of file',
+    );
+  }
+  if (!ctx.admit('solana', signature) && config.skipPreflight !== true) {
+    throw new NodeErrorAnswer(ctx.alreadyKnown('solana'));
+  }
+  return `"${signature}"`;
 }
 
 /** simulateTransaction's value. */

@@ -1,14 +1,23 @@
 /** The counters behind MockNode.stats(). */
+import type { AnswerTally } from './rpc-responder.js';
 import type { MockStats } from './types.js';
 
-/** Counts requests, methods, concurrency, connections and faults of one node. */
-export class StatsCounter {
+function bump(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/** Counts requests, methods, errors, concurrency, connections and faults of one node. */
+export class StatsCounter implements AnswerTally {
   requests = 0;
   connections = 0;
   faults = 0;
   inFlight = 0;
   inFlightPeak = 0;
+  notifications = 0;
+  accepted = 0;
+  alreadyKnown = 0;
   readonly #byMethod = new Map<string, number>();
+  readonly #errorsByMethod = new Map<string, number>();
   #idleWaiters: Array<() => void> = [];
 
   /** A JSON-RPC request arrived (before its body is read). */
@@ -33,7 +42,17 @@ export class StatsCounter {
 
   /** One call of `method` (each batch element counts). */
   count(method: string): void {
-    this.#byMethod.set(method, (this.#byMethod.get(method) ?? 0) + 1);
+    bump(this.#byMethod, method);
+  }
+
+  /** A call without an id was answered with nothing. */
+  notification(): void {
+    this.notifications++;
+  }
+
+  /** A call of `method` was answered with a JSON-RPC error. */
+  error(method: string): void {
+    bump(this.#errorsByMethod, method);
   }
 
   /** A copy for callers. */
@@ -45,6 +64,10 @@ export class StatsCounter {
       inFlightPeak: this.inFlightPeak,
       connections: this.connections,
       faults: this.faults,
+      notifications: this.notifications,
+      errorsByMethod: Object.fromEntries(this.#errorsByMethod),
+      accepted: this.accepted,
+      alreadyKnown: this.alreadyKnown,
     };
   }
 
@@ -53,7 +76,11 @@ export class StatsCounter {
     this.requests = 0;
     this.connections = 0;
     this.faults = 0;
+    this.notifications = 0;
+    this.accepted = 0;
+    this.alreadyKnown = 0;
     this.inFlightPeak = this.inFlight;
     this.#byMethod.clear();
+    this.#errorsByMethod.clear();
   }
 }

@@ -2,6 +2,7 @@
  * The in-process surface of a mock upstream node. The proxy's tests, the demo and the
  * benchmarks code against these shapes; keep them stable.
  */
+import type { AcceptedTransaction, MockMempool } from './mempool.js';
 
 /** How a request selected for failure is answered. */
 export type MockFault =
@@ -17,7 +18,14 @@ export type MockFault =
       headers?: Record<string, string>;
     }
   /** A JSON-RPC error object with the request id echoed (status default 200). */
-  | { kind: 'rpc_error'; code: number; message?: string; status?: number }
+  | {
+      kind: 'rpc_error';
+      code: number;
+      message?: string;
+      /** The error's `data` member: any JSON value (omitted when undefined). */
+      data?: unknown;
+      status?: number;
+    }
   /** A body that is not JSON (status default 200). */
   | { kind: 'invalid_json'; status?: number }
   /** No body at all (status default 200). */
@@ -44,6 +52,31 @@ export const MOCK_FAULT_KINDS = [
   'truncate',
 ] as const satisfies readonly MockFault['kind'][];
 
+/**
+ * A JSON-RPC error a node answers a call with, as real clients spell it (see node-errors.ts for
+ * presets taken from their source).
+ */
+export interface MockRpcError {
+  readonly code: number;
+  readonly message: string;
+  /** The error's `data` member: any JSON value (omitted when undefined). */
+  readonly data?: unknown;
+  /** HTTP status when it answers a single request (default 200; providers send 429 + a body). */
+  readonly status?: number;
+  /** Extra HTTP headers when it answers a single request (e.g. retry-after). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A method's error: an explicit MockRpcError, or a preset name with an optional argument,
+ * `"geth.revert"` or `"geth.revert:ERC20: transfer amount exceeds balance"`.
+ */
+export type MethodErrorSpec = MockRpcError | string;
+
+/** EVM clients whose "already known" answer a node can give for a resubmitted transaction. */
+export const EVM_CLIENTS = ['geth', 'nethermind', 'besu', 'erigon', 'reth', 'anvil'] as const;
+export type EvmClient = (typeof EVM_CLIENTS)[number];
+
 /** What a node does with the next request; changeable at any time with setBehaviour. */
 export interface MockBehaviour {
   /** Base latency before answering, ms. */
@@ -58,6 +91,13 @@ export interface MockBehaviour {
   failFirst: number;
   /** 0 = natural size; >0 pads results so the whole body is about N bytes. */
   responseBytes: number;
+  /**
+   * Method name → the error every call of it gets (single calls and batch elements alike);
+   * other methods answer normally. Deterministic: failureRate/failFirst do not apply.
+   */
+  methodErrors: Readonly<Record<string, MethodErrorSpec>>;
+  /** Whose "already known" a resubmitted eth_sendRawTransaction gets (default geth). */
+  evmClient: EvmClient;
 }
 
 /** How to start one mock node. */
@@ -71,6 +111,13 @@ export interface MockNodeOptions extends Partial<MockBehaviour> {
   tls?: boolean | { cert: string; key: string };
   /** Simulated network round trip, ms: a new connection pays one RTT, each flight RTT/2. */
   rttMs?: number;
+  /**
+   * Close keep-alive connections idle this long, with no `Keep-Alive: timeout=` hint, as cloud
+   * load balancers do. Default: 65 s, announced in a Keep-Alive header (Node's default style).
+   */
+  idleCloseMs?: number;
+  /** The transactions the node remembers; share one between nodes to model gossip. */
+  mempool?: MockMempool;
 }
 
 /** Counters since start (or the last resetStats). */
@@ -87,6 +134,14 @@ export interface MockStats {
   connections: number;
   /** Requests answered with the fault. */
   faults: number;
+  /** Calls without an `id` member (answered with nothing, like geth and agave). */
+  notifications: number;
+  /** Calls answered with a JSON-RPC error, per method (method errors, -32601, -32602, …). */
+  errorsByMethod: Record<string, number>;
+  /** Transactions this node accepted into its mempool. */
+  accepted: number;
+  /** Submissions answered "already known" / "already processed". */
+  alreadyKnown: number;
 }
 
 /** A running mock node. */
@@ -103,6 +158,10 @@ export interface MockNode {
   behaviour(): MockBehaviour;
   stats(): MockStats;
   resetStats(): void;
+  /** The mempool this node admits transactions to (possibly shared with other nodes). */
+  readonly mempool: MockMempool;
+  /** The transactions this node accepted, oldest first (still in the mempool). */
+  accepted(): AcceptedTransaction[];
   /** Closes the server and every open socket (stalled ones too); resolves when closed. */
   close(): Promise<void>;
 }

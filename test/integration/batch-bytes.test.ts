@@ -131,7 +131,7 @@ describe('sub-batches cut from the client bytes', () => {
     expect((await harness.health()).nodes[0]!.status).toBe('up');
   });
 
-  it('invalid UTF-8 in one element does not sink the other elements or penalize the node', async () => {
+  it('a batch that is not valid UTF-8 is not JSON: 400 -32700, no node dialed', async () => {
     const seen: string[] = [];
     harness = await harnessOn(await strictUpstream(seen));
     const body = Buffer.concat([
@@ -140,12 +140,14 @@ describe('sub-batches cut from the client bytes', () => {
       Buffer.from('"]},{"jsonrpc":"2.0","id":2,"method":"getSlot"}]'),
     ]);
     const { status, text } = await postRaw(harness, body);
-    expect(status).toBe(200);
-    const answers = JSON.parse(text) as Array<{ id: unknown; result?: unknown }>;
-    expect(answers.map((a) => a.id)).toEqual([1, 2]);
-    // The well-formed element is served.
-    expect(answers[1]).toEqual({ jsonrpc: '2.0', id: 2, result: 42 });
-    expect((await harness.health()).nodes[0]!.status).toBe('up');
+    expect(status).toBe(400);
+    expect(JSON.parse(text)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error' },
+      id: null,
+    });
+    expect(seen).toEqual([]);
+    expect((await harness.health()).nodes[0]!.status).toBe('unknown');
   });
 
   it('an answer repeating its "id" member reaches the client with one id, the client\'s', async () => {

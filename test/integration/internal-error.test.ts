@@ -28,6 +28,7 @@ function brokenAttemptMetrics(requests: number[]): ProxyMetrics {
         throw new Error('recorder exploded');
       },
       skip: () => {},
+      streamBroken: () => {},
     }),
   };
 }

@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
+import type { Clock } from '../../src/core/clock.js';
 import type { Config, NodeConfig, ServerConfig } from '../../src/core/config/types.js';
 import { ProxyServer } from '../../src/core/http/server.js';
 import { createPromMetrics } from '../../src/core/prom-metrics.js';
@@ -54,6 +55,10 @@ export function serverConfig(overrides: Partial<ServerConfig> = {}): ServerConfi
     quotaFlushSeconds: 60,
     requestTimeoutMs: 1000,
     attemptTimeoutMs: 500,
+    corsOrigins: [],
+    compressionMinBytes: 1024,
+    keepAliveTimeoutMs: 5000,
+    trustedProxies: [],
     ...overrides,
   };
 }
@@ -61,7 +66,15 @@ export function serverConfig(overrides: Partial<ServerConfig> = {}): ServerConfi
 /** Starts mock nodes and a proxy in front of them. */
 export async function startHarness(
   nodes: readonly TestNode[],
-  options: { server?: Partial<ServerConfig>; budgetMs?: number; attemptTimeoutMs?: number } = {},
+  options: {
+    server?: Partial<ServerConfig>;
+    budgetMs?: number;
+    attemptTimeoutMs?: number;
+    /** The proxy's clock (a ManualClock makes deadlines and waits move only when told). */
+    clock?: Clock;
+    /** One log line per request in `logs` (--access-log). */
+    accessLog?: boolean;
+  } = {},
 ): Promise<Harness> {
   const live = nodes.filter((node) => !node.dead);
   const mockList = await startMockNodes(live.map((node) => ({ name: node.name, ...node.mock })));
@@ -98,6 +111,8 @@ export async function startHarness(
     metrics: config.server.enableMetrics ? createPromMetrics({ version: '0.0.0-test' }) : undefined,
     budgetMs: options.budgetMs,
     attemptTimeoutMs: options.attemptTimeoutMs,
+    clock: options.clock,
+    accessLog: options.accessLog,
   });
   const url = `http://127.0.0.1:${server.port}`;
   return {

@@ -23,6 +23,10 @@ describe('loadConfig: [server]', () => {
       quotaFlushSeconds: 60,
       requestTimeoutMs: 1000,
       attemptTimeoutMs: 500,
+      corsOrigins: [],
+      compressionMinBytes: 1024,
+      keepAliveTimeoutMs: 5000,
+      trustedProxies: [],
     });
     expect(DEFAULT_MAX_BODY_BYTES).toBe(2 * 1024 * 1024);
   });
@@ -40,6 +44,10 @@ describe('loadConfig: [server]', () => {
       quota_flush_seconds: 5,
       request_timeout_ms: 3000,
       attempt_timeout_ms: 1500,
+      cors_origins: raw('["https://app.example", "http://127.0.0.1:5173"]'),
+      compression_min_bytes: 0,
+      keep_alive_timeout_ms: 65000,
+      trusted_proxies: raw('["10.0.0.0/8", "2001:db8::1"]'),
     });
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([]);
@@ -55,6 +63,10 @@ describe('loadConfig: [server]', () => {
       quotaFlushSeconds: 5,
       requestTimeoutMs: 3000,
       attemptTimeoutMs: 1500,
+      corsOrigins: ['https://app.example', 'http://127.0.0.1:5173'],
+      compressionMinBytes: 0,
+      keepAliveTimeoutMs: 65000,
+      trustedProxies: ['10.0.0.0/8', '2001:db8::1'],
     });
   });
 

@@ -8,8 +8,9 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { parse } from 'smol-toml';
 import { MethodRegistry } from '../protocol/method-registry.js';
+import { readClusterSection } from './cluster-section.js';
 import { closestMatch } from './did-you-mean.js';
-import { MAX_NODES, readNodeFields, type NodeFields } from './node-section.js';
+import { MAX_NODES, readNodeFields, type NodeEntry } from './node-section.js';
 import { loadPriceList } from './price-list.js';
 import { ProblemList } from './problem-list.js';
 import { readServerSection } from './server-section.js';
@@ -18,7 +19,7 @@ import type { LoadResult, NodeConfig, PriceList } from './types.js';
 
 /** Where the config is looked for when neither --config nor CONFIG_PATH is given. */
 export const DEFAULT_CONFIG_PATH = 'config/balancer_config/config.toml';
-const TOP_LEVEL_KEYS: readonly string[] = ['server', 'nodes'];
+const TOP_LEVEL_KEYS: readonly string[] = ['server', 'nodes', 'cluster'];
 
 /** Inputs of one load. */
 export interface LoadConfigOptions {
@@ -95,7 +96,7 @@ function readNodes(
   file: string,
   env: NodeJS.ProcessEnv,
   problems: ProblemList,
-): NodeFields[] {
+): NodeEntry[] {
   const nodes = doc.nodes;
   if (nodes === undefined) {
     problems.error(
@@ -131,7 +132,7 @@ function readNodes(
       'remove some nodes or run several cascade instances',
     );
   }
-  const result: NodeFields[] = [];
+  const result: NodeEntry[] = [];
   const seen = new Map<string, number>();
   nodes.forEach((entry: unknown, index) => {
     if (!isTable(entry)) {
@@ -143,7 +144,7 @@ function readNodes(
       );
       return;
     }
-    const fields = readNodeFields(entry, index, env, file, problems);
+    const read = readNodeFields(entry, index, env, file, problems);
     const name = typeof entry.name === 'string' ? entry.name : undefined;
     if (name !== undefined) {
       const first = seen.get(name);
@@ -158,7 +159,7 @@ function readNodes(
         seen.set(name, index);
       }
     }
-    if (fields) result.push(fields);
+    result.push(read);
   });
   return result;
 }
@@ -185,24 +186,26 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           ? "did you mean 'nodes'? Write each node as [[nodes]]"
           : guess
             ? `did you mean '${guess}'?`
-            : 'the config holds [server] and [[nodes]] only',
+            : 'the config holds [server], [[nodes]] and [cluster] only',
       );
     }
   }
   const server = readServerSection(doc, file, problems);
-  const fields = readNodes(doc, file, env, problems);
+  const cluster = readClusterSection(doc, file, env, problems);
+  const entries = readNodes(doc, file, env, problems);
   const priceLists = new Map<string, PriceList | undefined>();
   const nodes: NodeConfig[] = [];
-  for (const node of fields) {
-    const absolute = path.resolve(cwd, node.providerPricingPath);
+  for (const entry of entries) {
+    // Every price list is read, even for a node with other problems: one pass reports all.
+    const configured = entry.providerPricingPath;
+    if (configured === undefined) continue;
+    const absolute = path.resolve(cwd, configured);
     if (!priceLists.has(absolute)) {
-      priceLists.set(
-        absolute,
-        loadPriceList(absolute, node.providerPricingPath, registry, problems),
-      );
+      priceLists.set(absolute, loadPriceList(absolute, configured, registry, problems));
     }
     const pricing = priceLists.get(absolute);
-    if (!pricing) continue;
+    const node = entry.fields;
+    if (!pricing || !node) continue;
     const { providerPricingPath: _unused, ...rest } = node;
     const spilloverThreshold =
       node.monthlyLimit === undefined
@@ -211,6 +214,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           Number((BigInt(node.monthlyLimit) * BigInt(pricing.spilloverPercent)) / 100n);
     nodes.push({ ...rest, pricing, spilloverThreshold });
   }
-  const config = problems.errors.length === 0 && server ? { path: file, server, nodes } : undefined;
+  const config =
+    problems.errors.length === 0 && server ? { path: file, server, nodes, cluster } : undefined;
   return { config, path: file, errors: problems.errors, warnings: problems.warnings };
 }

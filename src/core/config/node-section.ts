@@ -1,11 +1,16 @@
 import type { ProblemList } from './problem-list.js';
 import { redactUrl } from './redact-url.js';
 import { substituteEnv } from './env-substitution.js';
+import { readNodeHeaders } from './node-headers.js';
 import { isLoopback } from './server-section.js';
 import { FieldReader, type Table } from './toml-fields.js';
 
 /** At most this many nodes: the routing table stays small enough to walk on every request. */
 export const MAX_NODES = 64;
+/** Connections per node when `max_connections` is not set. */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+/** How long an idle pooled connection may be reused when `keep_alive_ms` is not set. */
+export const DEFAULT_KEEP_ALIVE_MS = 30_000;
 const U32_MAX = 0xffffffff;
 
 const NODE_KEYS = [
@@ -14,9 +19,12 @@ const NODE_KEYS = [
   'tier',
   'rps_limit',
   'max_concurrent',
+  'max_connections',
+  'keep_alive_ms',
   'monthly_limit',
   'reset_day',
   'provider_pricing_path',
+  'headers',
 ] as const;
 
 /** A node entry after its own fields are checked, before its price list is loaded. */
@@ -24,12 +32,22 @@ export interface NodeFields {
   readonly name: string;
   readonly url: string;
   readonly redactedUrl: string;
+  readonly headers: Readonly<Record<string, string>>;
   readonly tier: number;
   readonly rpsLimit: number;
   readonly maxConcurrent: number;
+  readonly maxConnections: number;
+  readonly keepAliveMs: number;
   readonly monthlyLimit: number | undefined;
   readonly resetDay: number;
   readonly providerPricingPath: string;
+}
+
+/** One node entry read: its fields when all are valid, and its price list's path if readable. */
+export interface NodeEntry {
+  readonly fields: NodeFields | undefined;
+  /** Read even when other fields are wrong, so the price list's problems are reported too. */
+  readonly providerPricingPath: string | undefined;
 }
 
 function readUrl(
@@ -37,7 +55,7 @@ function readUrl(
   name: string,
   env: NodeJS.ProcessEnv,
   at: { file: string; path: string; problems: ProblemList },
-): { url: string; redactedUrl: string } | undefined {
+): { url: string; redactedUrl: string; hasCredentials: boolean } | undefined {
   if (raw === undefined) return undefined;
   const { file, path, problems } = at;
   const sub = substituteEnv(raw, env);
@@ -79,9 +97,18 @@ function readUrl(
     );
     return undefined;
   }
+  if (!isDecodable(parsed.username) || !isDecodable(parsed.password)) {
+    problems.error(
+      file,
+      path,
+      `the user:password of node '${name}' holds a '%' that starts no valid %-escape`,
+      'write a literal % as %25 (the credentials are percent-decoded for Basic auth)',
+    );
+    return undefined;
+  }
   const redactedUrl = redactUrl(sub.masked);
   const hasSecret = sub.masked.includes('***') || parsed.search !== '' || parsed.password !== '';
-  if (parsed.protocol === 'http:' && hasSecret && !isLoopback(parsed.hostname)) {
+  if (hasSecret && isPlainRemote(parsed)) {
     problems.warn(
       file,
       path,
@@ -89,17 +116,33 @@ function readUrl(
       'use https://',
     );
   }
-  return { url: sub.value, redactedUrl };
+  const hasCredentials = parsed.username !== '' || parsed.password !== '';
+  return { url: sub.value, redactedUrl, hasCredentials };
 }
 
-/** Validates one `[[nodes]]` entry's own fields; returns undefined when any is wrong. */
+/** A URL whose requests cross the network unencrypted. */
+function isPlainRemote(url: URL): boolean {
+  return url.protocol === 'http:' && !isLoopback(url.hostname);
+}
+
+/** Whether percent-decoding `text` works (the transport decodes URL credentials). */
+function isDecodable(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Validates one `[[nodes]]` entry's own fields (`fields` is undefined when any is wrong). */
 export function readNodeFields(
   table: Table,
   index: number,
   env: NodeJS.ProcessEnv,
   file: string,
   problems: ProblemList,
-): NodeFields | undefined {
+): NodeEntry {
   const before = problems.errors.length;
   const prefix = `nodes[${index}]`;
   const r = new FieldReader(table, file, prefix, problems);
@@ -150,6 +193,18 @@ export function readNodeFields(
     required: false,
     hint: 'requests in flight at once; omit the key for no limit',
   });
+  const maxConnections = r.integer('max_connections', {
+    min: 1,
+    max: 65_535,
+    required: false,
+    hint: `connections open to the node at once; when all are busy the node is skipped as saturated (default ${DEFAULT_MAX_CONNECTIONS})`,
+  });
+  const keepAliveMs = r.integer('keep_alive_ms', {
+    min: 0,
+    max: 3_600_000,
+    required: false,
+    hint: `ms an idle connection may be reused; keep it below the provider's idle timeout (default ${DEFAULT_KEEP_ALIVE_MS})`,
+  });
   const monthly = r.integer('monthly_limit', {
     min: 0,
     max: Number.MAX_SAFE_INTEGER,
@@ -168,7 +223,23 @@ export function readNodeFields(
     true,
     'path of the provider price list, e.g. "config/provider_config/helius.toml"',
   );
+  r.accept('headers');
+  const headers = readNodeHeaders(table.headers, env, {
+    file,
+    path: `${prefix}.headers`,
+    label,
+    urlHasCredentials: urls?.hasCredentials ?? false,
+    problems,
+  });
   r.rejectUnknown(NODE_KEYS);
+  if (headers && Object.keys(headers).length > 0 && urls && isPlainRemote(new URL(urls.url))) {
+    problems.warn(
+      file,
+      `${prefix}.headers`,
+      `node '${label}' sends its headers (API keys?) over plain http`,
+      'use https://',
+    );
+  }
   if (name !== undefined && name.trim() === '') {
     problems.error(file, `${prefix}.name`, 'must not be empty', 'give the node a unique name');
   }
@@ -184,20 +255,26 @@ export function readNodeFields(
     problems.errors.length > before ||
     !name ||
     !urls ||
+    !headers ||
     tier === undefined ||
     monthly === undefined ||
     !pricing
   ) {
-    return undefined;
+    return { fields: undefined, providerPricingPath: pricing || undefined };
   }
-  return {
+  const fields: NodeFields = {
     name,
-    ...urls,
+    url: urls.url,
+    redactedUrl: urls.redactedUrl,
+    headers,
     tier,
     rpsLimit: rpsLimit ?? Infinity,
     maxConcurrent: maxConcurrent ?? Infinity,
+    maxConnections: maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    keepAliveMs: keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
     monthlyLimit: monthly === 0 ? undefined : monthly,
     resetDay: resetDay ?? 1,
     providerPricingPath: pricing,
   };
+  return { fields, providerPricingPath: pricing };
 }

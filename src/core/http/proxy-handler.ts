@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BlockList } from 'node:net';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { REQUEST_OUTCOMES, RequestOutcome, type ProxyMetrics } from '../metrics.js';
+import { RequestOutcome, type ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
 import { UpstreamStream } from '../node/upstream-stream.js';
 import { ERROR_MESSAGE, RPC_ERROR } from '../protocol/error-body.js';
@@ -13,14 +14,12 @@ import {
   type RpcRequest,
 } from '../protocol/rpc-request.js';
 import { routeBatch } from '../routing/batch-route.js';
-import {
-  route,
-  type RouteContext,
-  type RouteListener,
-  type RouteResult,
-} from '../routing/route.js';
+import type { RouteContext, RouteResult } from '../routing/route-context.js';
+import { route } from '../routing/route.js';
+import { logAccess } from './access-log.js';
+import { pipeAnswer, sendAnswer } from './compression.js';
 import { BodyReader, readBody } from './read-body.js';
-import { sendBytes, sendRpcError } from './respond.js';
+import { sendRpcError } from './respond.js';
 
 /** Client headers passed on to upstreams: tracing ids and client identification only. */
 export const FORWARDED_HEADERS = [
@@ -39,6 +38,10 @@ export interface ProxyHandlerContext {
   readonly logger: Logger;
   readonly maxBodyBytes: number;
   readonly maxBatchSize: number;
+  /** Upstream answers this big are gzipped for clients that ask; 0 = never. */
+  readonly compressionMinBytes: number;
+  /** Peers whose X-Forwarded-For names the client (access log); undefined = none. */
+  readonly trustedProxies: BlockList | undefined;
   readonly accessLog: boolean;
   /** Requests answered, by REQUEST_OUTCOMES index (the shutdown summary reads it). */
   readonly counts: Float64Array;
@@ -74,37 +77,29 @@ function finish(exchange: Exchange, outcome: number): number {
   return seconds;
 }
 
-function respondRouted(res: ServerResponse, request: RpcRequest, result: RouteResult): number {
+function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteResult): number {
+  const { req, res, ctx } = exchange;
   if (result.kind === 'answer') {
     const contentType = result.contentType ?? 'application/json';
-    if (result.body instanceof UpstreamStream) {
-      res.writeHead(result.status, { 'content-type': contentType });
-      result.body.pipeTo(res);
-    } else {
-      sendBytes(res, result.status, contentType, result.body);
+    const body = result.body;
+    const minBytes = ctx.compressionMinBytes;
+    if (!(body instanceof UpstreamStream)) {
+      sendAnswer(req, res, result.status, contentType, body, minBytes);
+      return RequestOutcome.forwarded;
     }
-    return RequestOutcome.forwarded;
+    if (!body.failed) {
+      pipeAnswer(req, res, result.status, contentType, body, minBytes);
+      return RequestOutcome.forwarded;
+    }
+    // The answer broke before any of it reached the client: a 502, never a 200 cut short.
   }
-  const idJson = readIdJson(request.body);
+  const idJson = readIdJson(request);
   if (result.kind === 'timeout') {
     sendRpcError(res, 504, RPC_ERROR.serverError, ERROR_MESSAGE.globalTimeout, idJson);
     return RequestOutcome.timeout;
   }
   sendRpcError(res, 502, RPC_ERROR.serverError, ERROR_MESSAGE.allFailed, idJson);
   return RequestOutcome.badGateway;
-}
-
-/** One access-log line (only with --access-log): what was asked, where it went, what it cost. */
-function logAccess(
-  ctx: ProxyHandlerContext,
-  fields: Record<string, unknown>,
-  outcome: number,
-  seconds: number,
-): void {
-  ctx.logger.info(
-    { ...fields, outcome: REQUEST_OUTCOMES[outcome], ms: Math.round(seconds * 1e4) / 10 },
-    'request',
-  );
 }
 
 /** Answers a request cascade refuses to route (400, 413) and records it. */
@@ -119,6 +114,7 @@ function reject(
   if (ctx.accessLog) {
     logAccess(
       ctx,
+      exchange.req,
       {
         method: null,
         node: null,
@@ -153,7 +149,24 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
     return;
   }
   exchange.rpc = parsed.request;
-  route(parsed.request, forwardHeaders(req), ctx.route, exchange);
+  route(parsed.request, forwardHeaders(req), ctx.route, onRouted, exchange);
+}
+
+/** Where routing reports how a single request ended. */
+function onRouted(result: RouteResult, exchange: Exchange): void {
+  if (result.kind === 'failed') {
+    exchange.failed(result.error);
+    return;
+  }
+  try {
+    answerRouted(exchange, result);
+  } catch (err) {
+    // A stream that was never piped would hold its permit and buffer the upstream forever.
+    if (result.kind === 'answer' && result.body instanceof UpstreamStream) {
+      result.body.abort(new Error('answer could not be relayed'));
+    }
+    exchange.failed(err);
+  }
 }
 
 /** Answers a routed single request and records it. */
@@ -161,10 +174,10 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
   const ctx = exchange.ctx;
   const request = exchange.rpc!;
   lastOnConnection(exchange);
-  const outcome = respondRouted(exchange.res, request, result);
+  const outcome = respondRouted(exchange, request, result);
   const seconds = finish(exchange, outcome);
   if (ctx.accessLog) {
-    const answered = result.kind === 'answer';
+    const answered = result.kind === 'answer' && outcome === RequestOutcome.forwarded;
     const fields = {
       method: request.method,
       node: answered ? result.node : null,
@@ -172,7 +185,7 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
       attempts: result.attempts,
       credits: result.credits,
     };
-    logAccess(ctx, fields, outcome, seconds);
+    logAccess(ctx, exchange.req, fields, outcome, seconds);
   }
 }
 
@@ -190,9 +203,14 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
     return;
   }
   const result = await routeBatch(batch, forwardHeaders(req), ctx.route);
-  // Per-element errors travel inside the array, so the HTTP answer is 200 either way.
   lastOnConnection(exchange);
-  sendBytes(res, 200, 'application/json', result.body);
+  if (result.body === '') {
+    // Only notifications: nothing is owed (JSON-RPC 2.0 §6), so no body at all.
+    res.writeHead(204).end();
+  } else {
+    // Per-element errors travel inside the array, so the HTTP answer is 200 either way.
+    sendAnswer(req, res, 200, 'application/json', result.body, ctx.compressionMinBytes);
+  }
   // A batch of nothing but invalid elements is the client's mistake, not an upstream failure.
   const outcome = result.forwarded
     ? RequestOutcome.forwarded
@@ -209,7 +227,7 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
       attempts: result.attempts,
       credits: result.credits,
     };
-    logAccess(ctx, fields, outcome, seconds);
+    logAccess(ctx, exchange.req, fields, outcome, seconds);
   }
 }
 
@@ -217,7 +235,7 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
  * One proxied request: reads its body, hears how routing ended, answers. One object per
  * request carries what the callbacks need, so none of them is a closure.
  */
-class Exchange extends BodyReader implements RouteListener {
+class Exchange extends BodyReader {
   /** The parsed single request being routed. */
   rpc: RpcRequest | undefined = undefined;
   /** Whether the request's outcome is recorded (exactly once, whatever path answered it). */
@@ -237,18 +255,6 @@ class Exchange extends BodyReader implements RouteListener {
     try {
       proxyRequest(this, body);
     } catch (err) {
-      this.failed(err);
-    }
-  }
-
-  routed(result: RouteResult): void {
-    try {
-      answerRouted(this, result);
-    } catch (err) {
-      // A stream that was never piped would hold its permit and buffer the upstream forever.
-      if (result.kind === 'answer' && result.body instanceof UpstreamStream) {
-        result.body.abort(new Error('answer could not be relayed'));
-      }
       this.failed(err);
     }
   }

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock.js';
 import { DeadlineQueue, Expiring } from './deadline-queue.js';
 
 class Item extends Expiring {
@@ -17,24 +18,15 @@ class Item extends Expiring {
 }
 
 describe('DeadlineQueue', () => {
-  let time = 0;
+  let clock: ManualClock;
   let queue: DeadlineQueue;
   let log: string[];
-  /** Moves the queue's clock and Node's (fake) timers together. */
-  const advance = (ms: number): void => {
-    time += ms;
-    vi.advanceTimersByTime(ms);
-  };
+  const advance = (ms: number): void => clock.advance(ms);
 
   beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    time = 0;
-    queue = new DeadlineQueue(() => time);
+    clock = new ManualClock();
+    queue = new DeadlineQueue(clock);
     log = [];
-  });
-
-  afterEach(() => {
-    vi.useRealTimers();
   });
 
   it('expires items at their deadlines, in deadline order, whatever the order they came in', () => {

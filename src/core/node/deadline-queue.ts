@@ -6,6 +6,7 @@
  * is due when it fires. A Node timer per attempt would cost an allocation, a timer-list
  * insertion and removal, and at low load a fresh list and libuv re-arm for every request.
  */
+import type { Clock, ClockTimer } from '../clock.js';
 
 /** An item with a deadline; the list links live on the item itself (no node allocation). */
 export abstract class Expiring {
@@ -22,15 +23,15 @@ export abstract class Expiring {
 export class DeadlineQueue {
   #head: Expiring | undefined = undefined;
   #tail: Expiring | undefined = undefined;
-  #timer: NodeJS.Timeout | undefined = undefined;
+  #timer: ClockTimer | undefined = undefined;
   /** The deadline the timer is armed for (Infinity when it is not armed). */
   #armedFor = Infinity;
 
-  constructor(private readonly now: () => number = () => performance.now()) {}
+  constructor(private readonly clock: Clock) {}
 
   /** Queues `item` to expire `timeoutMs` from now. */
   add(item: Expiring, timeoutMs: number): void {
-    const deadline = this.now() + timeoutMs;
+    const deadline = this.clock.now() + timeoutMs;
     item.deadline = deadline;
     item.queued = true;
     let after = this.#tail;
@@ -65,18 +66,20 @@ export class DeadlineQueue {
   }
 
   #arm(deadline: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#armedFor = deadline;
     // Whole milliseconds, rounded up: firing early only costs a re-arm, never an early expiry.
-    this.#timer = setTimeout(this.#fire, Math.max(1, Math.ceil(deadline - this.now())));
-    // In-flight attempts hold their sockets open; an idle queue must not keep the process up.
-    this.#timer.unref();
+    // (Real timers are unref'd: an idle queue must not keep the process up.)
+    this.#timer = this.clock.setTimer(
+      this.#fire,
+      Math.max(1, Math.ceil(deadline - this.clock.now())),
+    );
   }
 
   readonly #fire = (): void => {
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    const now = this.now();
+    const now = this.clock.now();
     let item = this.#head;
     while (item !== undefined && item.deadline <= now) {
       this.remove(item);

@@ -6,8 +6,9 @@
  * values. A large 2xx answer whose first member is `result` is handed over as a stream
  * instead of being buffered.
  */
-import { Pool, type Dispatcher } from 'undici';
-import { DeadlineQueue, Expiring } from './deadline-queue.js';
+import { Client, Pool, type Dispatcher } from 'undici';
+import type { DeadlineQueue } from './deadline-queue.js';
+import { Expiring } from './deadline-queue.js';
 import { isResultFirst } from './result-first.js';
 import { UpstreamStream, type UpstreamControl } from './upstream-stream.js';
 
@@ -15,15 +16,6 @@ import { UpstreamStream, type UpstreamControl } from './upstream-stream.js';
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
 /** Answers larger than this may be streamed instead of buffered. */
 export const STREAM_THRESHOLD = 64 * 1024;
-/** Idle keep-alive connections are closed after this long. */
-const KEEP_ALIVE_MS = 60_000;
-/** Sockets per pool when max_concurrent does not bound them. */
-const MAX_POOL_CONNECTIONS = 1024;
-/** Every attempt's deadline, in one queue with one timer. */
-const ATTEMPT_DEADLINES = new DeadlineQueue();
-const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'application/json',
-});
 
 /** What one attempt produced. */
 export type AttemptResponse =
@@ -42,9 +34,30 @@ export type AttemptResponse =
       readonly stream: UpstreamStream;
     }
   /** No usable response: connect/DNS/TLS failure, reset, or the deadline before headers. */
-  | { readonly kind: 'transport_error'; readonly reason: string; readonly timedOut: boolean }
+  | {
+      readonly kind: 'transport_error';
+      readonly reason: string;
+      readonly timedOut: boolean;
+      /** False when the request was never written to a connection (the node never saw it). */
+      readonly sent: boolean;
+    }
   /** Headers arrived but the body did not (deadline, reset, or over the size cap). */
   | { readonly kind: 'body_error'; readonly reason: string; readonly timedOut: boolean };
+
+/** How a node's connections are kept. */
+export interface TransportOptions {
+  /** Most connections open at once (the node's in-flight cap keeps requests from queueing). */
+  readonly maxConnections: number;
+  /** An idle pooled connection is not reused after this long (upstreams may have closed it). */
+  readonly keepAliveMs: number;
+  /** Where attempts' deadlines wait (one queue and one timer per server). */
+  readonly deadlines: DeadlineQueue;
+  /** The node's configured headers (lower-case names; secret values). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Connection failures that can mean "the upstream closed this idle connection as we sent". */
+const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
 /** Receives an attempt's response, with the caller's token (so it need not be a closure). */
 export type AttemptCallback<T> = (response: AttemptResponse, token: T) => void;
@@ -77,6 +90,24 @@ function rawHeader(raw: readonly Buffer[] | undefined, name: Buffer): string | u
   return undefined;
 }
 
+/**
+ * The headers every request to a node carries, built once: the configured ones, HTTP Basic
+ * credentials from the URL's user:password (percent-decoded, as browsers and viem do), and
+ * the content type. Secrets: never logged.
+ */
+export function nodeRequestHeaders(
+  url: URL,
+  configured: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = { ...configured };
+  if (url.username !== '' || url.password !== '') {
+    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    headers.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+  }
+  headers['content-type'] = 'application/json';
+  return Object.freeze(headers);
+}
+
 function describe(err: Error): string {
   const e = err as Error & { code?: string; cause?: { code?: string } };
   return e.cause?.code ?? e.code ?? e.message;
@@ -101,20 +132,30 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
   #stream: UpstreamStream | undefined;
   /** Whether the stream-or-buffer decision was taken (it is taken once). */
   #decided = false;
+  /** Set once the attempt was resent on a fresh connection (it is resent at most once). */
+  #resent = false;
+  /** Set once the request was handed to a connection to be written. */
+  #sent = false;
 
   constructor(
+    private readonly transport: HttpTransport,
+    private readonly request: Dispatcher.DispatchOptions,
     private readonly done: AttemptCallback<T>,
     private readonly token: T,
     private readonly timeoutMs: number,
     private readonly allowStream: boolean,
+    /** The transport had answered before: the pool may hand this attempt a reused connection. */
+    private readonly mayReuse: boolean,
   ) {
     super();
-    ATTEMPT_DEADLINES.add(this, timeoutMs);
+    transport.deadlines.add(this, timeoutMs);
   }
 
   onConnect(abort: (reason?: Error) => void): void {
     this.#abort = abort;
+    // undici calls this just before it writes the request: aborting here means never sent.
     if (this.#settled) abort(new Error('attempt already given up'));
+    else this.#sent = true;
   }
 
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean {
@@ -161,12 +202,20 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
 
   onError(error: Error): void {
     if (this.#stream) return this.#stream.fail(error);
+    if (this.#isStaleConnection(error)) {
+      // The upstream closed an idle pooled connection as we sent on it: not the node's fault,
+      // and nothing of an answer arrived, so the request is sent again on a new connection.
+      this.#resent = true;
+      this.#abort = undefined;
+      this.transport.sendFresh(this.request, this);
+      return;
+    }
     const reason = this.#timedOut ? `no answer within ${this.timeoutMs} ms` : describe(error);
     const timedOut = this.#timedOut;
     this.#settle(
       this.#headers
         ? { kind: 'body_error', reason, timedOut }
-        : { kind: 'transport_error', reason, timedOut },
+        : { kind: 'transport_error', reason, timedOut, sent: this.#sent },
     );
   }
 
@@ -183,6 +232,13 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
 
   abort(reason: Error): void {
     this.#abort?.(reason);
+  }
+
+  #isStaleConnection(error: Error): boolean {
+    if (this.#resent || !this.mayReuse || this.#settled || this.#headers !== undefined)
+      return false;
+    const code = (error as { code?: string }).code;
+    return code !== undefined && DROPPED.has(code);
   }
 
   #body(): Buffer {
@@ -212,7 +268,7 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
     this.#settle(
       this.#headers
         ? { kind: 'body_error', reason, timedOut: true }
-        : { kind: 'transport_error', reason, timedOut: true },
+        : { kind: 'transport_error', reason, timedOut: true, sent: this.#sent },
     );
     this.#abort?.(new Error(reason));
   }
@@ -220,7 +276,8 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
   #settle(response: AttemptResponse): void {
     if (this.#settled) return;
     this.#settled = true;
-    ATTEMPT_DEADLINES.remove(this);
+    this.transport.deadlines.remove(this);
+    if (response.kind === 'answer' || response.kind === 'stream') this.transport.answered = true;
     this.done(response, this.token);
   }
 }
@@ -228,20 +285,29 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
 /** A pooled HTTP client for one upstream URL. */
 export class HttpTransport {
   readonly #pool: Pool;
+  readonly #origin: string;
   readonly #path: string;
+  /** Sent with every request: built once, so an attempt adds nothing but client headers. */
+  readonly #headers: Readonly<Record<string, string>>;
+  readonly #options: TransportOptions;
+  readonly deadlines: DeadlineQueue;
+  /** An answer has come back: later attempts may run on reused connections. */
+  answered = false;
 
-  /** `url` carries secrets (path, query): it is never logged from here. */
-  constructor(url: string, maxConcurrent: number) {
+  /** `url` carries secrets (credentials, path, query): it is never logged from here. */
+  constructor(url: string, options: TransportOptions) {
     const parsed = new URL(url);
+    this.#origin = parsed.origin;
     this.#path = `${parsed.pathname}${parsed.search}`;
-    const connections = Number.isFinite(maxConcurrent)
-      ? Math.max(1, Math.min(maxConcurrent, MAX_POOL_CONNECTIONS))
-      : MAX_POOL_CONNECTIONS;
+    this.#headers = nodeRequestHeaders(parsed, options.headers);
+    this.#options = options;
+    this.deadlines = options.deadlines;
     this.#pool = new Pool(parsed.origin, {
-      connections,
+      connections: Math.max(1, options.maxConnections),
       pipelining: 1,
-      keepAliveTimeout: KEEP_ALIVE_MS,
-      keepAliveMaxTimeout: KEEP_ALIVE_MS,
+      // Applies when the upstream gives no Keep-Alive hint, and caps a longer hint.
+      keepAliveTimeout: options.keepAliveMs,
+      keepAliveMaxTimeout: options.keepAliveMs,
       headersTimeout: 0,
       bodyTimeout: 0,
     });
@@ -260,9 +326,25 @@ export class HttpTransport {
     done: AttemptCallback<T>,
     token: T,
   ): void {
-    const handler = new AttemptHandler(done, token, timeoutMs, allowStream);
-    const headers = extraHeaders ? { ...extraHeaders, ...JSON_HEADERS } : JSON_HEADERS;
-    this.#pool.dispatch({ path: this.#path, method: 'POST', headers, body }, handler);
+    const headers = extraHeaders ? { ...extraHeaders, ...this.#headers } : this.#headers;
+    const request: Dispatcher.DispatchOptions = { path: this.#path, method: 'POST', headers, body };
+    const handler = new AttemptHandler(
+      this,
+      request,
+      done,
+      token,
+      timeoutMs,
+      allowStream,
+      this.answered,
+    );
+    this.#pool.dispatch(request, handler);
+  }
+
+  /** Sends `request` once on a new connection of its own, closed after the answer. */
+  sendFresh(request: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {
+    const client = new Client(this.#origin, { pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+    client.dispatch({ ...request, reset: true }, handler);
+    void client.close().catch(() => undefined);
   }
 
   /** Closes idle connections; in-flight requests finish first. */
@@ -273,5 +355,10 @@ export class HttpTransport {
   /** Drops every connection now. */
   async destroy(): Promise<void> {
     await this.#pool.destroy();
+  }
+
+  /** The options it was built with (a reload compares them). */
+  get options(): TransportOptions {
+    return this.#options;
   }
 }

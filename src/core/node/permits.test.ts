@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock.js';
 import { Permits } from './permits.js';
 
 describe('Permits', () => {
   it('hands out at most max permits', () => {
-    const permits = new Permits(2);
+    const permits = new Permits(2, new ManualClock());
     expect(permits.tryAcquire()).toBe(true);
     expect(permits.tryAcquire()).toBe(true);
     expect(permits.tryAcquire()).toBe(false);
@@ -13,13 +14,16 @@ describe('Permits', () => {
   });
 
   it('max 0 never grants a permit', async () => {
-    const permits = new Permits(0);
+    const clock = new ManualClock();
+    const permits = new Permits(0, clock);
     expect(permits.tryAcquire()).toBe(false);
-    expect(await permits.waitFor(5)).toBe(false);
+    const waiting = permits.waitFor(5);
+    clock.advance(5);
+    expect(await waiting).toBe(false);
   });
 
   it('passes a released permit to waiters in FIFO order', async () => {
-    const permits = new Permits(1);
+    const permits = new Permits(1, new ManualClock());
     permits.tryAcquire();
     const order: number[] = [];
     const first = permits.waitFor(10_000).then((ok) => order.push(ok ? 1 : -1));
@@ -33,15 +37,23 @@ describe('Permits', () => {
   });
 
   it('gives up waiting at the timeout and leaves the queue', async () => {
-    const permits = new Permits(1);
+    const clock = new ManualClock();
+    const permits = new Permits(1, clock);
     permits.tryAcquire();
-    expect(await permits.waitFor(1)).toBe(false);
+    let settled: boolean | undefined;
+    const waiting = permits.waitFor(100).then((ok) => (settled = ok));
+    clock.advance(99);
+    await Promise.resolve();
+    expect(settled).toBeUndefined();
+    clock.advance(1);
+    await waiting;
+    expect(settled).toBe(false);
     permits.release();
     expect(permits.inFlight).toBe(0);
   });
 
   it('raising max admits waiters; lowering it keeps in-flight permits', async () => {
-    const permits = new Permits(1);
+    const permits = new Permits(1, new ManualClock());
     permits.tryAcquire();
     const waiting = permits.waitFor(10_000);
     permits.setMax(2);

@@ -3,14 +3,19 @@
  * blocks; `waitFor` queues FIFO for the "every candidate is saturated" case, bounded by a
  * timeout so a request never waits past its budget.
  */
+import type { Clock } from '../clock.js';
+
 export class Permits {
+  readonly #clock: Clock;
   #max: number;
   #inFlight = 0;
   #peak = 0;
+  #windowPeak = 0;
   readonly #waiters: Array<(granted: boolean) => void> = [];
 
-  constructor(max: number) {
+  constructor(max: number, clock: Clock) {
     this.#max = max;
+    this.#clock = clock;
   }
 
   /** Attempts in flight now. */
@@ -23,6 +28,13 @@ export class Permits {
     return this.#peak;
   }
 
+  /** The most in flight since the last call (then counting starts again from now). */
+  takePeak(): number {
+    const peak = this.#windowPeak;
+    this.#windowPeak = this.#inFlight;
+    return peak;
+  }
+
   get max(): number {
     return this.#max;
   }
@@ -32,6 +44,7 @@ export class Permits {
     if (this.#inFlight >= this.#max) return false;
     this.#inFlight++;
     if (this.#inFlight > this.#peak) this.#peak = this.#inFlight;
+    if (this.#inFlight > this.#windowPeak) this.#windowPeak = this.#inFlight;
     return true;
   }
 
@@ -51,10 +64,10 @@ export class Permits {
     if (timeoutMs <= 0) return Promise.resolve(false);
     return new Promise((resolve) => {
       const grant = (granted: boolean): void => {
-        clearTimeout(timer);
+        timer.cancel();
         resolve(granted);
       };
-      const timer = setTimeout(() => {
+      const timer = this.#clock.setTimer(() => {
         const index = this.#waiters.indexOf(grant);
         if (index !== -1) this.#waiters.splice(index, 1);
         resolve(false);

@@ -4,7 +4,7 @@
  * client that goes away aborts the upstream request. A body that stops arriving for
  * STREAM_IDLE_MS is cut off.
  */
-import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 
 /** How a stream steers the upstream request it relays (the transport implements it). */
 export interface UpstreamControl {
@@ -18,14 +18,21 @@ export const STREAM_IDLE_MS = 5_000;
 /** A client that reads nothing for this long while the stream waits on it is cut off. */
 export const CLIENT_STALL_MS = 60_000;
 
+/**
+ * How a stream ended: relayed whole; broken by the upstream (its body broke or stalled: the
+ * node's fault); or given up on the client's side (it left, or stopped reading).
+ */
+export type StreamEnd = 'relayed' | 'upstream_broke' | 'client_gone';
+
 export class UpstreamStream {
   readonly head: Buffer;
   readonly #controller: UpstreamControl;
-  #sink: ServerResponse | undefined;
+  #sink: Writable | undefined;
   readonly #pending: Buffer[] = [];
   #state: 'open' | 'ended' | 'failed' = 'open';
   #finished = false;
-  readonly #onFinish: Array<(ok: boolean) => void> = [];
+  #end: StreamEnd = 'relayed';
+  readonly #onFinish: Array<(end: StreamEnd) => void> = [];
   #idle: NodeJS.Timeout | undefined;
   /** True while the upstream is paused because the client is not reading. */
   #waitingForClient = false;
@@ -38,14 +45,22 @@ export class UpstreamStream {
     this.#idle = setTimeout(() => this.#onIdle(), STREAM_IDLE_MS);
   }
 
-  /** Registers `callback(ok)` for when the stream is over (relayed whole, or not). */
-  onFinish(callback: (ok: boolean) => void): void {
-    if (this.#finished) callback(this.#state === 'ended');
+  /** True when the upstream body broke (or the relay was aborted). */
+  get failed(): boolean {
+    return this.#state === 'failed';
+  }
+
+  /** Registers `callback(end)` for when the stream is over (relayed whole, or not). */
+  onFinish(callback: (end: StreamEnd) => void): void {
+    if (this.#finished) callback(this.#end);
     else this.#onFinish.push(callback);
   }
 
-  /** Starts relaying to `res` (status and headers already written by the caller). */
-  pipeTo(res: ServerResponse): void {
+  /**
+   * Starts relaying to `res`: the client's response (status and headers already written by
+   * the caller), or a transform in front of it (gzip).
+   */
+  pipeTo(res: Writable): void {
     this.#sink = res;
     if (res.destroyed || res.closed) {
       // The client left while the answer was on its way: free the upstream and the permit now.
@@ -63,7 +78,7 @@ export class UpstreamStream {
     });
     this.#write(this.head);
     for (const chunk of this.#pending.splice(0)) this.#write(chunk);
-    if (this.#state === 'ended') this.#end();
+    if (this.#state === 'ended') this.#ended();
     else if (this.#state === 'failed') res.destroy();
   }
 
@@ -78,21 +93,26 @@ export class UpstreamStream {
   end(): void {
     if (this.#state !== 'open') return;
     this.#state = 'ended';
-    if (this.#sink) this.#end();
+    if (this.#sink) this.#ended();
   }
 
   /** Called when the upstream body broke: the client gets a cut-off response. */
-  fail(_reason: Error): void {
-    if (this.#state !== 'open') return;
-    this.#state = 'failed';
-    this.#controller.abort(_reason);
-    this.#sink?.destroy();
-    this.#finish(false);
+  fail(reason: Error): void {
+    this.#breakOff(reason, 'upstream_broke');
   }
 
   /** Stops relaying and aborts the upstream request (the client is gone). */
   abort(reason: Error): void {
-    this.fail(reason);
+    this.#breakOff(reason, 'client_gone');
+  }
+
+  #breakOff(reason: Error, end: StreamEnd): void {
+    if (this.#state !== 'open') return;
+    this.#state = 'failed';
+    this.#end = end;
+    this.#controller.abort(reason);
+    this.#sink?.destroy();
+    this.#finish();
   }
 
   #write(chunk: Buffer): void {
@@ -107,23 +127,23 @@ export class UpstreamStream {
     if (!this.#waitingForClient) {
       this.fail(new Error('upstream body stalled'));
     } else if (this.#clientStall >= CLIENT_STALL_MS) {
-      this.fail(new Error('client stopped reading'));
+      this.abort(new Error('client stopped reading'));
     } else {
       this.#clientStall += STREAM_IDLE_MS;
       this.#idle?.refresh();
     }
   }
 
-  #end(): void {
+  #ended(): void {
     this.#sink?.end();
-    this.#finish(true);
+    this.#finish();
   }
 
-  #finish(ok: boolean): void {
+  #finish(): void {
     if (this.#finished) return;
     this.#finished = true;
     clearTimeout(this.#idle);
     this.#idle = undefined;
-    for (const callback of this.#onFinish.splice(0)) callback(ok);
+    for (const callback of this.#onFinish.splice(0)) callback(this.#end);
   }
 }

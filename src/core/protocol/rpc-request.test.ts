@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { requestBodyText } from '../../../test/support/json-rpc-arbitraries.js';
 import { MethodRegistry, UNKNOWN_METHOD_ID } from './method-registry.js';
-import { parseRequest, readIdJson, type ParseResult, type RpcRequest } from './rpc-request.js';
+import {
+  isNotification,
+  parseRequest,
+  readIdJson,
+  type ParseResult,
+  type RpcRequest,
+} from './rpc-request.js';
 
 const registry = new MethodRegistry();
 const parse = (text: string): ParseResult => parseRequest(Buffer.from(text, 'utf8'), registry);
@@ -189,6 +195,13 @@ describe('parseRequest (property)', () => {
   });
 });
 
+const requestOf = (text: string): RpcRequest => ({
+  body: Buffer.from(text),
+  method: 'x',
+  methodId: -1,
+  batch: undefined,
+});
+
 describe('readIdJson', () => {
   it.each<[string, string]>([
     ['{"id":1,"method":"x"}', '1'],
@@ -197,11 +210,56 @@ describe('readIdJson', () => {
     ['{"id":1.5}', '1.5'],
     ['{"id":true}', 'null'],
     ['{"id":[1]}', 'null'],
+    ['{"id":{"a":1}}', 'null'],
     ['{"method":"x"}', 'null'],
     ['[{"id":1}]', 'null'],
     ['not json', 'null'],
     ['', 'null'],
+    // The client's bytes, not a re-serialisation: integers beyond 2^53 and fractions survive.
+    ['{"method":"x","id":12345678901234567890}', '12345678901234567890'],
+    ['{"method":"x","id":1.50}', '1.50'],
+    ['{"method":"x","id":-0}', '-0'],
+    ['{"method":"x","id":"a\\"b"}', '"a\\"b"'],
+    // A key the byte scan cannot read falls back to the parser.
+    ['{"method":"x","\\u0069d":7}', '7'],
   ])('reads the id of %s as %s', (text, idJson) => {
-    expect(readIdJson(Buffer.from(text))).toBe(idJson);
+    expect(readIdJson(requestOf(text))).toBe(idJson);
+  });
+});
+
+describe('isNotification', () => {
+  it.each<[string, boolean]>([
+    ['{"jsonrpc":"2.0","method":"getSlot"}', true],
+    ['{"jsonrpc":"2.0","method":"getSlot","params":[{"id":1}]}', true],
+    ['{"jsonrpc":"2.0","method":"getSlot","id":null}', false],
+    ['{"jsonrpc":"2.0","method":"getSlot","id":0}', false],
+    ['{"jsonrpc":"2.0","method":"getSlot","\\u0069d":0}', false],
+  ])('%s → %s', (text, expected) => {
+    expect(isNotification(requestOf(text))).toBe(expected);
+  });
+});
+
+describe('parseRequest refuses bytes that are not UTF-8 (RFC 8259 §8.1)', () => {
+  it.each([
+    [
+      'a lone continuation byte in the method',
+      Buffer.from([...Buffer.from('{"method":"'), 0x80, ...Buffer.from('"}')]),
+    ],
+    [
+      'an overlong encoding in params',
+      Buffer.concat([
+        Buffer.from('{"method":"getSlot","params":["'),
+        Buffer.from([0xc0, 0xaf]),
+        Buffer.from('"]}'),
+      ]),
+    ],
+    [
+      'a truncated sequence at the end',
+      Buffer.concat([Buffer.from('{"method":"getSlot","x":"'), Buffer.from([0xe2, 0x82])]),
+    ],
+  ])('%s', (_name, body) => {
+    const parsed = parseRequest(body, new MethodRegistry());
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.problem).toBe('parse_error');
   });
 });

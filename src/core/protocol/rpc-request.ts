@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { arrayElementSpans, memberValueSpan, type Span } from './json-spans.js';
+import { arrayElementSpans, memberValueSpan, trimmedSpan, type Span } from './json-spans.js';
 import { scanMethod } from './method-scan.js';
 import type { MethodRegistry } from './method-registry.js';
 
@@ -38,7 +38,15 @@ export interface RpcRequest {
   readonly methodId: number;
   /** Present when the body is a JSON array. */
   readonly batch: readonly BatchElement[] | undefined;
+  /**
+   * A single request's `id` as the client wrote it (JSON text), NO_ID for a notification;
+   * undefined until read (only failures and empty answers need it: see requestIdOf).
+   */
+  idText?: string | typeof NO_ID;
 }
+
+/** `idText` of a request without an `id` member: a notification (JSON-RPC 2.0 §4.1). */
+export const NO_ID = Symbol('no id');
 
 /** Why a body could not be routed. */
 export type RequestProblem = 'parse_error' | 'invalid_request' | 'empty_batch';
@@ -103,6 +111,8 @@ function toElement(
  * Never throws; bad bodies come back as a problem with the id to echo (`null` if unreadable).
  */
 export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResult {
+  // JSON text is UTF-8 (RFC 8259 §8.1): anything else is refused before a node sees it.
+  if (!isUtf8(body)) return { ok: false, problem: 'parse_error', idJson: 'null' };
   const scanned = scanMethod(body);
   if (scanned !== undefined) {
     return {
@@ -118,9 +128,7 @@ export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResul
   }
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) return { ok: false, problem: 'empty_batch', idJson: 'null' };
-    // Cutting bytes keeps them as sent, so only a body that is valid UTF-8 (what a strict
-    // upstream parser demands) is cut; parsing replaced bad sequences, re-serialising keeps that.
-    const spans = isUtf8(body) ? arrayElementSpans(body) : undefined;
+    const spans = arrayElementSpans(body);
     const aligned = spans !== undefined && spans.length === parsed.length;
     const batch = parsed.map((value, i) =>
       toElement(value, registry, body, aligned ? spans[i] : undefined),
@@ -140,13 +148,42 @@ export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResul
 }
 
 /**
- * The client's `id` as JSON text, for error bodies: read lazily (only failures pay for it),
- * `null` when the body has no readable id.
+ * A single request's `id` as the client wrote it: the exact bytes for a number or string (an
+ * integer beyond 2^53 survives), `null` when the id is not a valid JSON-RPC id or the body has
+ * none readable, NO_ID when the request has no `id` member. Read lazily (only failures and
+ * empty answers need it) and kept on the request.
  */
-export function readIdJson(body: Buffer): string {
+export function requestIdOf(request: RpcRequest): string | typeof NO_ID {
+  if (request.idText === undefined) request.idText = readIdText(request.body);
+  return request.idText;
+}
+
+/** True when the request is a notification (no `id` member): it expects no answer. */
+export function isNotification(request: RpcRequest): boolean {
+  return requestIdOf(request) === NO_ID;
+}
+
+/** The `id` to echo in an error answer for `request` (`null` when it has none). */
+export function readIdJson(request: RpcRequest): string {
+  const id = requestIdOf(request);
+  return id === NO_ID ? 'null' : id;
+}
+
+function readIdText(body: Buffer): string | typeof NO_ID {
+  const span = memberValueSpan(body, trimmedSpan(body), 'id');
+  if (span === null) return NO_ID;
+  if (span !== undefined) {
+    const first = body[span.start];
+    // A string, a number or null are ids; anything else (object, array, boolean) is not.
+    const isId =
+      first === 0x22 || first === 0x2d || first === 0x6e || (first! >= 0x30 && first! <= 0x39);
+    return isId ? body.toString('utf8', span.start, span.end) : 'null';
+  }
+  // The byte scan could not decide (an escaped or repeated key): ask the parser.
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
-    return isPlainObject(parsed) ? (idJsonOf(parsed) ?? 'null') : 'null';
+    if (!isPlainObject(parsed)) return 'null';
+    return idJsonOf(parsed) ?? NO_ID;
   } catch {
     return 'null';
   }

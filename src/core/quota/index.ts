@@ -40,6 +40,9 @@ export {
   acquireServerLock,
   lockPathOf,
   readServerLock,
+  refreshServerLock,
   releaseServerLock,
   type ServerLock,
 } from './server-lock.js';
+export { fetchQuotaRows, resetThroughServer } from './admin-client.js';
+export { resetQuotaFile } from './quota-reset.js';

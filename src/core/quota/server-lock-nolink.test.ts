@@ -22,7 +22,7 @@ describe('server lock without hard links', () => {
     const quotas = join(dir, 'quotas.json');
     try {
       acquireServerLock(quotas, 7);
-      expect(JSON.parse(readFileSync(lockPathOf(quotas), 'utf8'))).toEqual({
+      expect(JSON.parse(readFileSync(lockPathOf(quotas), 'utf8'))).toMatchObject({
         pid: process.pid,
         adminPort: 7,
       });

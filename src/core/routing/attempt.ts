@@ -1,13 +1,21 @@
+/**
+ * One attempt: a request (or sub-batch) sent to one admitted node. Admission creates the
+ * Attempt holding the node's permit and the credits it booked; sending it settles it into a
+ * value — `done` with its verdict and response, or `abandoned` when the request's budget ran
+ * out first — after its consequences for the node (metric, penalty, latency sample) are applied.
+ * The permit is released exactly once, by whatever ends the attempt: its answer, the end of a
+ * streamed answer, an abort, or the deadline.
+ */
 import type { Clock } from '../clock.js';
-import type { AttemptResponse, ForwardHeaders } from '../node/http-transport.js';
-import type { UpstreamNode } from '../node/upstream-node.js';
-import { penaltySeconds } from '../node/penalty.js';
 import { AttemptOutcome } from '../metrics.js';
+import type { AttemptResponse, ForwardHeaders } from '../node/http-transport.js';
+import { penaltySeconds } from '../node/penalty.js';
+import type { UpstreamNode } from '../node/upstream-node.js';
+import type { StreamEnd } from '../node/upstream-stream.js';
 import {
   BODY_ERROR,
   SUCCESS,
   TRANSPORT_ERROR,
-  classifyAnswer,
   retryAfterSeconds,
   type Verdict,
 } from './classify.js';
@@ -20,56 +28,62 @@ export interface RouteEvents {
   recovered(node: UpstreamNode, penalizedSeconds: number): void;
 }
 
-/** Turns an answer that arrived whole into a verdict (rows 3–6 of the classification). */
-export type AnswerClassifier = (status: number, body: Buffer) => Verdict;
-
-/** The classifier of a single (non-batch) request. */
-export const classifySingle: AnswerClassifier = (status, body) =>
-  classifyAnswer(status, body, false);
-
-/** The result of one attempt the router has to act on. */
-export type AttemptResult =
-  | { readonly kind: 'done'; readonly verdict: Verdict; readonly response: AttemptResponse }
-  /** The request budget ran out while waiting: nothing is classified or penalized. */
-  | { readonly kind: 'abandoned' };
-
-/**
- * Where an attempt's result goes: the router's per-request state, or a promise. `verdict` is
- * undefined when the request budget ran out while waiting (nothing classified or penalized);
- * `endedAt` is the clock reading taken for it (callers reuse it instead of reading again).
- */
-export interface AttemptSink {
-  attemptDone(
-    verdict: Verdict | undefined,
-    response: AttemptResponse,
-    node: UpstreamNode,
-    endedAt: number,
-  ): void;
-  /** Recording the attempt threw (a bug): the request must still be answered. */
-  attemptFailed(err: unknown): void;
+/** What sending an attempt needs from the router. */
+export interface AttemptContext {
+  readonly clock: Clock;
+  readonly events: RouteEvents;
+  /** Per-attempt deadline (500 ms). */
+  readonly attemptTimeoutMs: number;
 }
 
-/**
- * One attempt in flight: what its response callback needs, as one object. The router's
- * per-request state is its own flight (a request has one attempt out at a time), so the
- * common request allocates nothing for it.
- */
-export interface AttemptFlight {
-  readonly node: UpstreamNode | undefined;
-  readonly classify: AnswerClassifier;
-  readonly sentAt: number;
-  /** Set by startAttempt: the budget shortened this attempt's deadline. */
-  budgetBound: boolean;
-  /** The request's deadline. */
-  readonly deadline: number;
-  readonly ctx: AttemptContext;
-  readonly sink: AttemptSink;
-}
+/** Turns an answer that arrived whole into a verdict, knowing what was sent (`subject`). */
+export type AnswerClassifier = (status: number, body: Buffer, subject: unknown) => Verdict;
 
 /** Timers may fire up to a millisecond before the deadline they were set for. */
 const TIMER_EARLY_MS = 1;
 
-const ABANDONED: AttemptResult = { kind: 'abandoned' };
+/** An admitted attempt, then its result. */
+export class Attempt {
+  /** Credits booked for it. */
+  credits = 0;
+  /** Batch elements it carries (1 for a single request). */
+  taken = 0;
+  /** Clock reading when it was sent. */
+  sentAt = 0;
+  /** The request's deadline. */
+  deadline = 0;
+  /** Set when sent: the budget, not the node, would end this attempt. */
+  budgetBound = false;
+  /** `failed`: recording the result threw (a bug); `error` says what, the client still gets an answer. */
+  state: 'admitted' | 'done' | 'abandoned' | 'failed' = 'admitted';
+  error: unknown = undefined;
+  verdict: Verdict | undefined = undefined;
+  response: AttemptResponse | undefined = undefined;
+  /** Clock reading when it settled. */
+  endedAt = 0;
+  classify: AnswerClassifier | undefined = undefined;
+  /** What was sent, for the classifier (the request, or the sub-batch's elements). */
+  subject: unknown = undefined;
+  /** Who hears the result (a router's request state, or a promise). */
+  owner: unknown = undefined;
+  onSettled: ((attempt: Attempt) => void) | undefined = undefined;
+  ctx: AttemptContext | undefined = undefined;
+  #released = false;
+
+  constructor(readonly node: UpstreamNode) {}
+
+  /** Gives the node's permit back; only the first call counts. */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.node.permits.release();
+  }
+
+  /** True once the permit is back. */
+  get released(): boolean {
+    return this.#released;
+  }
+}
 
 function reasonOf(response: AttemptResponse, verdict: Verdict): string {
   if (response.kind === 'transport_error' || response.kind === 'body_error') return response.reason;
@@ -79,18 +93,10 @@ function reasonOf(response: AttemptResponse, verdict: Verdict): string {
   return `HTTP ${response.status}, ${what}`;
 }
 
-/** What an attempt needs from the router. */
-export interface AttemptContext {
-  readonly clock: Clock;
-  readonly events: RouteEvents;
-  /** Per-attempt deadline (500 ms). */
-  readonly attemptTimeoutMs: number;
-}
-
-function verdictOf(response: AttemptResponse, classify: AnswerClassifier): Verdict {
+function verdictOf(attempt: Attempt, response: AttemptResponse): Verdict {
   switch (response.kind) {
     case 'answer':
-      return classify(response.status, response.body);
+      return attempt.classify!(response.status, response.body, attempt.subject);
     case 'stream':
       return SUCCESS;
     case 'body_error':
@@ -100,140 +106,125 @@ function verdictOf(response: AttemptResponse, classify: AnswerClassifier): Verdi
   }
 }
 
-function applyVerdict(
+/** Penalizes `node` for a failure (logging only the transition into a penalty). */
+export function penalizeNode(
   node: UpstreamNode,
-  response: AttemptResponse,
-  verdict: Verdict,
-  roundTripMs: number,
+  reason: string,
+  retryAfter: number,
   now: number,
   events: RouteEvents,
 ): void {
+  // During an outage every fail-open attempt fails again: log the transition only.
+  const wasActive = node.penalty.isActive(now);
+  node.penalty.penalize(now, retryAfter);
+  if (!wasActive) events.penalized(node, reason, penaltySeconds(retryAfter));
+}
+
+/** Applies a settled attempt's consequences for its node (metric, penalty, latency sample). */
+function record(attempt: Attempt, verdict: Verdict, response: AttemptResponse, now: number): void {
+  const node = attempt.node;
+  const ctx = attempt.ctx!;
+  const roundTrip = now - attempt.sentAt;
+  node.metrics.attempt(verdict.outcome, roundTrip / 1000);
   if (verdict.kind === 'success') {
-    node.ema.observe(roundTripMs);
+    node.ema.observe(roundTrip);
     if (node.penalty.until !== 0) {
       const wasActive = node.penalty.isActive(now);
       const since = node.penalty.since;
       node.penalty.clear();
-      if (wasActive) events.recovered(node, Math.round((now - since) / 100) / 10);
+      if (wasActive) ctx.events.recovered(node, Math.round((now - since) / 100) / 10);
     }
-  } else if (verdict.penalize) {
+  } else if (verdict.penalty === 'now') {
     const asked =
       response.kind === 'answer'
-        ? retryAfterSeconds(response.status, response.retryAfter, Date.now())
+        ? retryAfterSeconds(response.status, response.retryAfter, ctx.clock.wallNow())
         : 0;
-    // Log the transition only: during an outage every fail-open attempt fails again.
-    const wasActive = node.penalty.isActive(now);
-    node.penalty.penalize(now, asked);
-    if (!wasActive) events.penalized(node, reasonOf(response, verdict), penaltySeconds(asked));
+    penalizeNode(node, reasonOf(response, verdict), asked, now, ctx.events);
   }
-}
-
-function onResponse(response: AttemptResponse, flight: AttemptFlight): void {
-  const node = flight.node!;
-  if (response.kind === 'stream') response.stream.onFinish(() => node.permits.release());
-  else node.permits.release();
-  const sink = flight.sink;
-  const now = flight.ctx.clock.now();
-  let verdict: Verdict | undefined;
-  try {
-    verdict = recordAttempt(node, response, flight, now);
-  } catch (err) {
-    sink.attemptFailed(err);
-    return;
-  }
-  sink.attemptDone(verdict, response, node, now);
 }
 
 /**
- * Sends one attempt on `flight.node`, which the caller has admitted (permit held, token
- * taken, credits booked), then applies its consequences — the metric, the penalty or the
- * latency sample — and hands the verdict to `flight.sink`. `flight.sentAt` is the caller's
- * latest clock reading. Releases the permit on every path; for a stream, when it is over.
+ * A streamed answer is over: the permit comes back. A body the upstream broke after the client
+ * had its first bytes cannot be retried; it is counted and the node penalized (its fault).
  */
-export function startAttempt(
-  flight: AttemptFlight,
-  body: Buffer,
-  headers: ForwardHeaders,
-  allowStream: boolean,
-): void {
-  const attemptTimeoutMs = flight.ctx.attemptTimeoutMs;
-  const remaining = flight.deadline - flight.sentAt;
-  // The budget, not the node, ends an attempt whose deadline it shortened.
-  flight.budgetBound = remaining < attemptTimeoutMs;
-  const timeout = Math.min(attemptTimeoutMs, Math.max(remaining, 1));
-  flight.node!.transport.send(body, timeout, headers, allowStream, onResponse, flight);
+function streamFinished(attempt: Attempt, end: StreamEnd): void {
+  attempt.release();
+  if (end !== 'upstream_broke') return;
+  const ctx = attempt.ctx!;
+  attempt.node.metrics.streamBroken();
+  penalizeNode(attempt.node, 'streamed answer broke off', 0, ctx.clock.now(), ctx.events);
 }
 
-/** A flight of its own, settling a promise (for batches, off the single-request path). */
-class PromisedFlight implements AttemptFlight, AttemptSink {
-  budgetBound = false;
-  readonly sink = this;
-
-  constructor(
-    readonly node: UpstreamNode,
-    readonly classify: AnswerClassifier,
-    readonly sentAt: number,
-    readonly deadline: number,
-    readonly ctx: AttemptContext,
-    private readonly resolve: (result: AttemptResult) => void,
-    private readonly reject: (err: unknown) => void,
-  ) {}
-
-  attemptDone(verdict: Verdict | undefined, response: AttemptResponse): void {
-    this.resolve(verdict === undefined ? ABANDONED : { kind: 'done', verdict, response });
-  }
-
-  attemptFailed(err: unknown): void {
-    this.reject(err);
-  }
-}
-
-/** startAttempt as a promise of the attempt's result. */
-export function sendAttempt(
-  node: UpstreamNode,
-  body: Buffer,
-  classify: AnswerClassifier,
-  headers: ForwardHeaders,
-  deadline: number,
-  ctx: AttemptContext,
-  allowStream: boolean,
-): Promise<AttemptResult> {
-  return new Promise((resolve, reject) => {
-    const flight = new PromisedFlight(
-      node,
-      classify,
-      ctx.clock.now(),
-      deadline,
-      ctx,
-      resolve,
-      reject,
-    );
-    startAttempt(flight, body, headers, allowStream);
-  });
-}
-
-/**
- * Classifies an attempt's response and applies its consequences (metric, penalty, EMA);
- * undefined when the attempt was cut off by the request budget.
- */
-function recordAttempt(
-  node: UpstreamNode,
-  response: AttemptResponse,
-  flight: AttemptFlight,
-  now: number,
-): Verdict | undefined {
+/** The transport's callback: settles the attempt and hands it to its owner. */
+function onResponse(response: AttemptResponse, attempt: Attempt): void {
+  if (response.kind === 'stream') response.stream.onFinish((end) => streamFinished(attempt, end));
+  else attempt.release();
+  // Never written to a connection (refused, or given up while waiting for one): the
+  // provider saw nothing and bills nothing, so neither do we.
+  if (response.kind === 'transport_error' && !response.sent)
+    attempt.node.usage.add(-attempt.credits);
+  const now = attempt.ctx!.clock.now();
+  attempt.endedAt = now;
+  attempt.response = response;
   if (
     (response.kind === 'transport_error' || response.kind === 'body_error') &&
     response.timedOut &&
     // Cut off by the budget: its deadline was shortened to the budget's end, or its own
     // deadline coincided with the end (a timer can fire a little early), so the request is
     // over and the node was not given its full attempt time.
-    (flight.budgetBound || now >= flight.deadline - TIMER_EARLY_MS)
+    (attempt.budgetBound || now >= attempt.deadline - TIMER_EARLY_MS)
   ) {
-    return undefined;
+    attempt.state = 'abandoned';
+  } else {
+    try {
+      const verdict = verdictOf(attempt, response);
+      attempt.verdict = verdict;
+      attempt.state = 'done';
+      record(attempt, verdict, response, now);
+    } catch (err) {
+      attempt.state = 'failed';
+      attempt.error = err;
+    }
   }
-  const verdict = verdictOf(response, flight.classify);
-  node.metrics.attempt(verdict.outcome, (now - flight.sentAt) / 1000);
-  applyVerdict(node, response, verdict, now - flight.sentAt, now, flight.ctx.events);
-  return verdict;
+  attempt.onSettled!(attempt);
+}
+
+/**
+ * Sends an admitted attempt; `onSettled(attempt)` is called exactly once with it settled.
+ * `now` is the caller's latest clock reading; with `allowStream`, a large successful answer
+ * comes back as a stream the owner must pipe or abort.
+ */
+export function sendAttempt(
+  attempt: Attempt,
+  body: Buffer,
+  headers: ForwardHeaders,
+  allowStream: boolean,
+  now: number,
+): void {
+  const ctx = attempt.ctx!;
+  attempt.sentAt = now;
+  const remaining = attempt.deadline - now;
+  // The budget, not the node, ends an attempt whose deadline it shortened.
+  attempt.budgetBound = remaining < ctx.attemptTimeoutMs;
+  const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
+  attempt.node.transport.send(body, timeout, headers, allowStream, onResponse, attempt);
+}
+
+function resolveOwner(attempt: Attempt): void {
+  (attempt.owner as (attempt: Attempt) => void)(attempt);
+}
+
+/** sendAttempt as a promise of the settled attempt (for retries and batches). */
+export function settleAttempt(
+  attempt: Attempt,
+  body: Buffer,
+  headers: ForwardHeaders,
+  allowStream: boolean,
+  now: number,
+): Promise<Attempt> {
+  return new Promise((resolve) => {
+    attempt.owner = resolve;
+    attempt.onSettled = resolveOwner;
+    sendAttempt(attempt, body, headers, allowStream, now);
+  });
 }

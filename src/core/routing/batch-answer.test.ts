@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { BatchElement } from '../protocol/rpc-request.js';
 import { ATTEMPT_OUTCOMES } from '../metrics.js';
-import { readSubBatchAnswer, subBatchBody, type ElementProgress } from './batch-answer.js';
+import {
+  REFUSED_BATCH,
+  readSubBatchAnswer,
+  subBatchBody,
+  type ElementProgress,
+} from './batch-answer.js';
 
 function progress(value: Record<string, unknown>): ElementProgress {
   const element: BatchElement = {
@@ -116,14 +121,27 @@ describe('readSubBatchAnswer', () => {
     expect(elements[0]!.answer).toBe('{"id":1,"error":{"code":-32602,"message":"bad"}}');
   });
 
-  it('treats a non-array answer to a batch as invalid for every element', () => {
+  it('reads one -32600/-32700 object answering a batch as a node that takes no batches', () => {
     const elements = [progress({ id: 1, method: 'x' }), progress({ id: 2, method: 'y' })];
     const verdict = readSubBatchAnswer(
       200,
-      body({ error: { code: -32600, message: 'no batches' } }),
+      body({ error: { code: -32600, message: 'batch requests are not supported' } }),
       elements,
     );
-    expect(verdict).toMatchObject({ kind: 'retry', penalize: true });
+    // We sent valid JSON-RPC: not the client's fault, and not a failure of the node either.
+    expect(verdict).toBe(REFUSED_BATCH);
+    expect(verdict).toMatchObject({ kind: 'retry', penalty: 'never' });
+    expect(elements.every((e) => !e.done)).toBe(true);
+  });
+
+  it('treats any other non-array answer to a batch as invalid for every element', () => {
+    const elements = [progress({ id: 1, method: 'x' }), progress({ id: 2, method: 'y' })];
+    const verdict = readSubBatchAnswer(
+      200,
+      body({ error: { code: -32000, message: 'boom' } }),
+      elements,
+    );
+    expect(verdict).toMatchObject({ kind: 'retry', penalty: 'now' });
     expect(elements.every((e) => !e.done)).toBe(true);
   });
 

@@ -6,8 +6,12 @@
  * their sub-batch, so duplicate or odd client ids can never be confused. A sub-batch of one
  * element travels as a plain request (some providers refuse batches) and is classified exactly
  * like a single request. A larger one must come back as an array with an answer for every id;
- * an element whose answer is missing, or that carries a server-side JSON-RPC error, is retried
- * on another node while the rest of the sub-batch is done.
+ * an element whose answer is missing is retried on another node while the rest of the
+ * sub-batch is done. An element's JSON-RPC error is judged by the same table as a single
+ * request's: the request's own errors are its answer, others leave it open for another node
+ * (the error is kept, to relay if no node does better). A well-formed sub-batch answered with
+ * one -32700/-32600 object is a node that does not take batches (we sent valid JSON): nobody's
+ * failure, the elements go again one per attempt.
  */
 import { AttemptOutcome } from '../metrics.js';
 import {
@@ -18,7 +22,15 @@ import {
   type Span,
 } from '../protocol/json-spans.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
-import { classifyAnswer, type Verdict } from './classify.js';
+import {
+  INVALID_JSON,
+  SUCCESS,
+  classifyAnswer,
+  errorFieldsOf,
+  errorVerdict,
+  parseAnswer,
+  type Verdict,
+} from './classify.js';
 
 /** One element's progress through a batch request. */
 export interface ElementProgress {
@@ -27,17 +39,26 @@ export interface ElementProgress {
   answer: string | undefined;
   /** Set once the element needs nothing more (answered, or a notification sent). */
   done: boolean;
+  /**
+   * Set by the last attempt when it left the element open with an upstream JSON-RPC error: the
+   * error's verdict, its agreement key and its text with the client's id.
+   */
+  error?: { readonly verdict: Verdict; readonly key: string; readonly text: string } | undefined;
 }
 
-const verdict = (kind: Verdict['kind'], penalize: boolean, outcome: number): Verdict => ({
-  kind,
-  penalize,
-  outcome,
+/** A node that answered a well-formed batch with one -32700/-32600 object: it takes no batches. */
+export const REFUSED_BATCH: Verdict = Object.freeze({
+  kind: 'retry',
+  penalty: 'never',
+  outcome: AttemptOutcome.retryableRpcError,
+  relayable: false,
 });
-const SUCCESS = verdict('success', false, AttemptOutcome.success);
-const INVALID = verdict('retry', true, AttemptOutcome.invalidJson);
-const RETRYABLE = verdict('retry', true, AttemptOutcome.retryableRpcError);
-const NODE_HTTP_ERROR = verdict('final', true, AttemptOutcome.forwardedHttpError);
+const NODE_HTTP_ERROR: Verdict = Object.freeze({
+  kind: 'final',
+  penalty: 'now',
+  outcome: AttemptOutcome.forwardedHttpError,
+  relayable: false,
+});
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -97,24 +118,25 @@ function withClientId(answer: Record<string, unknown>, idJson: string): string |
   }
 }
 
-/** True when an answer object carries a JSON-RPC error another node might not have. */
-function isRetryableError(answer: Record<string, unknown>): boolean {
-  const error = answer.error;
-  if (error === undefined || error === null) return false;
-  const code = isObject(error) ? error.code : undefined;
-  if (typeof code !== 'number' || !Number.isInteger(code)) return true;
-  return !(code === -32700 || code === -32600 || code === -32601 || code === -32602);
+/** The verdict of one answer object, and its error's agreement key when it has one. */
+function elementVerdict(
+  answer: Record<string, unknown>,
+): { verdict: Verdict; key: string } | undefined {
+  const fields = errorFieldsOf(answer);
+  if (fields === 'none') return undefined;
+  if (fields === 'invalid') return { verdict: INVALID_JSON, key: '' };
+  return { verdict: errorVerdict(fields), key: `${fields.code} ${fields.message}` };
 }
 
-function parse(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
+/** Orders verdicts by what they cost the node: a failure outranks an error, an error a success. */
+function worse(a: Verdict, b: Verdict): Verdict {
+  const rank = (v: Verdict): number =>
+    v.kind !== 'retry' ? 0 : v.penalty === 'now' ? 3 : v.penalty === 'disputed' ? 2 : 1;
+  return rank(b) > rank(a) ? b : a;
 }
 
 function readSingle(status: number, body: Buffer, progress: ElementProgress): Verdict {
+  progress.error = undefined;
   const idJson = progress.element.idJson;
   if (idJson === undefined) {
     // A notification expects no answer: a 2xx delivered it, whatever the body.
@@ -127,19 +149,44 @@ function readSingle(status: number, body: Buffer, progress: ElementProgress): Ve
     return failure;
   }
   const result = classifyAnswer(status, body, false);
-  if (result.kind === 'retry') return result;
-  const parsed = parse(body);
+  if (result.kind === 'retry') {
+    if (result.relayable) keepError(progress, result, body, idJson);
+    return result;
+  }
+  const parsed = parseAnswer(body);
   if (!isObject(parsed)) {
-    if (result.kind === 'success') return INVALID;
+    if (result.kind === 'success') return INVALID_JSON;
     const error = { code: -32000, message: `Upstream answered HTTP ${status}` };
     progress.answer = withClientId({ jsonrpc: '2.0', error }, idJson);
   } else {
     progress.answer =
       rawWithClientId(body, trimmedSpan(body), idJson) ?? withClientId(parsed, idJson);
-    if (progress.answer === undefined) return INVALID;
+    if (progress.answer === undefined) return INVALID_JSON;
   }
   progress.done = true;
   return result;
+}
+
+/** Keeps a single element's relayable error answer, relabelled with the client's id. */
+function keepError(
+  progress: ElementProgress,
+  verdict: Verdict,
+  body: Buffer,
+  idJson: string,
+): void {
+  const parsed = parseAnswer(body);
+  if (!isObject(parsed)) return;
+  const text = rawWithClientId(body, trimmedSpan(body), idJson) ?? withClientId(parsed, idJson);
+  const fields = errorFieldsOf(parsed);
+  if (text === undefined || typeof fields === 'string') return;
+  progress.error = { verdict, key: `${fields.code} ${fields.message}`, text };
+}
+
+/** True for one -32700/-32600 error object: what a node that takes no batches answers. */
+function isBatchRefusal(parsed: unknown): boolean {
+  if (!isObject(parsed)) return false;
+  const fields = errorFieldsOf(parsed);
+  return typeof fields !== 'string' && (fields.code === -32700 || fields.code === -32600);
 }
 
 /**
@@ -152,7 +199,10 @@ export function readSubBatchAnswer(
   elements: readonly ElementProgress[],
 ): Verdict {
   if (elements.length === 1) return readSingle(status, body, elements[0]!);
-  const parsed = parse(body);
+  const parsed = parseAnswer(body);
+  // The bytes we sent were valid JSON-RPC (cut from a parsed batch): a single parse or
+  // invalid-request error is the node refusing batches, not the client's mistake.
+  if (isBatchRefusal(parsed)) return REFUSED_BATCH;
   const answers = new Map<number, Record<string, unknown>>();
   /** Where each answer's bytes are, by its sub-batch id. */
   const spansById = new Map<number, Span>();
@@ -168,24 +218,36 @@ export function readSubBatchAnswer(
   let missing =
     !Array.isArray(parsed) &&
     !(body.length === 0 && elements.every((p) => p.element.idJson === undefined));
-  let retryable = false;
+  let open: Verdict | undefined;
   elements.forEach((progress, index) => {
+    progress.error = undefined;
     const idJson = progress.element.idJson;
     if (idJson === undefined) {
       progress.done = status >= 200 && status < 300;
       return;
     }
     const answer = answers.get(index);
-    if (answer === undefined) missing = true;
-    else if (isRetryableError(answer)) retryable = true;
-    else {
-      progress.answer =
-        rawWithClientId(body, spansById.get(index), idJson) ?? withClientId(answer, idJson);
-      if (progress.answer === undefined) missing = true;
-      else progress.done = true;
+    if (answer === undefined) {
+      missing = true;
+      return;
     }
+    const text =
+      rawWithClientId(body, spansById.get(index), idJson) ?? withClientId(answer, idJson);
+    if (text === undefined) {
+      missing = true;
+      return;
+    }
+    const error = elementVerdict(answer);
+    if (error !== undefined && error.verdict.kind === 'retry') {
+      open = open === undefined ? error.verdict : worse(open, error.verdict);
+      if (error.verdict.relayable)
+        progress.error = { verdict: error.verdict, key: error.key, text };
+      return;
+    }
+    progress.answer = text;
+    progress.done = true;
   });
-  if (missing) return INVALID;
-  if (retryable) return RETRYABLE;
+  if (missing) return INVALID_JSON;
+  if (open !== undefined) return open;
   return status >= 200 && status < 300 ? SUCCESS : NODE_HTTP_ERROR;
 }

@@ -1,25 +1,33 @@
 /**
- * Routing for JSON-RPC batches: every element is priced, admitted and retried on its own, but
- * elements that land on the same node in the same round travel to it as one upstream request.
- *
- * A round walks the ranked table once. Each node takes, in request order, the pending elements
- * it has not tried yet, as long as it prices them, stays under its credit threshold and has
- * rate tokens (one per element); one concurrency permit covers the node's whole sub-batch. The
- * round's sub-batches are sent in parallel. Elements a node failed (or answered with a server
- * error) stay pending for the next round, on another node; each node is tried at most once per
- * element. Waiting, fail-open and the 1 s budget work as for a single request.
+ * The batch driver (docs/routing.md, "Batches"): every element is priced, admitted and retried
+ * on its own through the one admission policy, but the elements a node takes in a round travel
+ * to it as one upstream request (one permit). The round's sub-batches go out in parallel;
+ * elements a node failed, or answered with an error another node may not give, stay open for
+ * the next round on another node — each node is tried at most once per element. Waiting,
+ * fail-open, the error table, agreement and the 1 s budget work as for a single request.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { priceOf } from '../config/price-list.js';
-import { UNPRICED } from '../config/types.js';
-import { SkipReason } from '../metrics.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { ERROR_MESSAGE, RPC_ERROR, errorJson } from '../protocol/error-body.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
-import { sendAttempt } from './attempt.js';
-import { readSubBatchAnswer, subBatchBody, type ElementProgress } from './batch-answer.js';
-import type { RouteContext } from './route.js';
+import {
+  AdmissionRound,
+  admit,
+  endOfRound,
+  waitOutRound,
+  type Candidate,
+  type CandidateGroup,
+} from './admission.js';
+import { settleAttempt, type Attempt } from './attempt.js';
+import {
+  REFUSED_BATCH,
+  readSubBatchAnswer,
+  subBatchBody,
+  type ElementProgress,
+} from './batch-answer.js';
+import { errorFieldsOf, parseAnswer, type Verdict } from './classify.js';
+import { Disputes } from './disputes.js';
+import type { RouteContext } from './route-context.js';
 
 /** What a batch request produced. */
 export interface BatchResult {
@@ -35,26 +43,25 @@ export interface BatchResult {
 }
 
 /** One element's routing state. */
-interface Pending extends ElementProgress {
-  readonly tried: UpstreamNode[];
+interface Pending extends ElementProgress, Candidate {
+  /** Taken by an attempt of the current round. */
+  claimed: boolean;
+  /** The last upstream error answer (client id in place), relayed if no node does better. */
+  held: string | undefined;
+  /** Unknown errors nodes gave it, awaiting a second opinion. */
+  readonly disputes: Disputes;
 }
 
-/** What one round observed. */
-interface Round {
-  minWait: number;
-  firstSaturated: UpstreamNode | undefined;
-  sawPenalized: boolean;
-  dispatched: Array<Promise<void>>;
-  /** The node set the round walked (changes only on reload). */
-  nodes: readonly UpstreamNode[];
-}
-
-class BatchRouting {
+/** Request-lifetime state of a batch: its open elements are the admission candidates. */
+class BatchRoute implements CandidateGroup {
   attempts = 0;
   credits = 0;
   forwarded = false;
   failOpen = false;
   readonly nodes: string[] = [];
+  /** The elements still open this round, and those the attempt being admitted took. */
+  open: Pending[] = [];
+  taking: Pending[] = [];
 
   constructor(
     readonly pending: Pending[],
@@ -63,154 +70,119 @@ class BatchRouting {
     readonly ctx: RouteContext,
   ) {}
 
-  open(): Pending[] {
-    return this.pending.filter((p) => !p.done);
+  get size(): number {
+    return this.open.length;
+  }
+
+  candidate(index: number): Candidate | undefined {
+    const progress = this.open[index]!;
+    return progress.claimed ? undefined : progress;
+  }
+
+  take(index: number): void {
+    const progress = this.open[index]!;
+    progress.claimed = true;
+    this.taking.push(progress);
+  }
+
+  newRound(now: number): AdmissionRound {
+    this.open = this.pending.filter((p) => !p.done);
+    for (const progress of this.open) progress.claimed = false;
+    return new AdmissionRound(this.ctx.table(), now, this.failOpen);
+  }
+
+  /** Admits `node` for what it may take of the open elements; the attempt and its elements. */
+  admit(
+    node: UpstreamNode,
+    round: AdmissionRound,
+    now: number,
+    permitHeld = false,
+  ): Attempt | undefined {
+    this.taking = [];
+    return admit(node, this, round, now, permitHeld);
   }
 }
 
-/** Picks, for `node`, the open elements it can take now; books their prices. */
-function takeElements(
-  node: UpstreamNode,
-  open: Pending[],
-  claimed: Set<Pending>,
-  round: Round,
-  state: BatchRouting,
-): Pending[] {
-  const taken: Pending[] = [];
-  let unsupported = false;
-  const now = state.ctx.clock.now();
-  for (const progress of open) {
-    if (claimed.has(progress) || progress.tried.includes(node)) continue;
-    const cost = priceOf(node.config.pricing, progress.element.methodId);
-    if (cost === UNPRICED) {
-      progress.tried.push(node);
-      unsupported = true;
-      continue;
-    }
-    if (node.usage.used > node.config.spilloverThreshold) {
-      node.metrics.skip(SkipReason.quotaExhausted);
-      break;
-    }
-    const wait = node.takeToken(now);
-    if (wait > 0) {
-      node.metrics.skip(SkipReason.rateLimit);
-      if (wait < round.minWait) round.minWait = wait;
-      break;
-    }
-    node.usage.add(cost);
-    state.credits += cost;
-    progress.tried.push(node);
-    claimed.add(progress);
-    taken.push(progress);
-  }
-  if (unsupported) node.metrics.skip(SkipReason.methodUnsupported);
-  return taken;
+function isErrorAnswer(text: string): boolean {
+  return typeof errorFieldsOf(parseAnswer(Buffer.from(text))) !== 'string';
 }
 
-async function dispatch(
-  node: UpstreamNode,
-  elements: Pending[],
-  state: BatchRouting,
-): Promise<void> {
-  state.attempts++;
-  let body: Buffer;
-  try {
-    body = subBatchBody(elements);
-  } catch {
-    // Unreachable for elements parseRequest accepted; never leak the permit if it happens.
-    node.permits.release();
-    for (const p of elements) {
-      p.answer = errorJson(
-        RPC_ERROR.invalidRequest,
-        ERROR_MESSAGE.invalidRequest,
-        p.element.idJson ?? 'null',
-      );
-      p.done = true;
-    }
+function classifySubBatch(status: number, body: Buffer, elements: unknown): Verdict {
+  return readSubBatchAnswer(status, body, elements as readonly ElementProgress[]);
+}
+
+/** What a settled sub-batch means for each of its elements. */
+function afterAttempt(attempt: Attempt, elements: Pending[], state: BatchRoute): void {
+  if (attempt.state === 'failed') throw attempt.error;
+  if (attempt.state !== 'done') return;
+  const node = attempt.node;
+  const now = attempt.endedAt;
+  if (attempt.verdict === REFUSED_BATCH) {
+    node.refusesBatches = true;
+    // Not tried in any useful sense: the elements may go to this node again, one at a time.
+    for (const progress of elements) progress.tried.splice(progress.tried.indexOf(node), 1);
     return;
   }
-  const classify = (status: number, answer: Buffer) => readSubBatchAnswer(status, answer, elements);
-  const result = await sendAttempt(
-    node,
-    body,
-    classify,
-    state.headers,
-    state.deadline,
-    state.ctx,
-    false,
-  );
-  if (result.kind === 'done' && elements.some((p) => p.done)) {
+  const events = state.ctx.events;
+  for (const progress of elements) {
+    const error = progress.error;
+    if (progress.done) {
+      if (progress.answer !== undefined && !isErrorAnswer(progress.answer)) {
+        progress.disputes.answered(now, events);
+      }
+      continue;
+    }
+    if (error === undefined) continue;
+    if (
+      error.verdict.penalty === 'disputed' &&
+      progress.disputes.agree(node, error.key, now, events)
+    ) {
+      progress.answer = error.text;
+      progress.done = true;
+      continue;
+    }
+    progress.held = error.text;
+  }
+  if (elements.some((p) => p.done && p.answer !== undefined)) {
     state.forwarded = true;
     if (!state.nodes.includes(node.name)) state.nodes.push(node.name);
   }
 }
 
-function runRound(state: BatchRouting): Round {
-  const table = state.ctx.table();
-  const round: Round = {
-    minWait: Infinity,
-    firstSaturated: undefined,
-    sawPenalized: false,
-    dispatched: [],
-    nodes: table.all,
-  };
-  const open = state.open();
-  const claimed = new Set<Pending>();
+async function dispatch(attempt: Attempt, elements: Pending[], state: BatchRoute): Promise<void> {
+  state.attempts++;
+  state.credits += attempt.credits;
+  attempt.ctx = state.ctx;
+  attempt.deadline = state.deadline;
+  attempt.classify = classifySubBatch;
+  attempt.subject = elements;
+  await settleAttempt(attempt, subBatchBody(elements), state.headers, false, state.ctx.clock.now());
+  afterAttempt(attempt, elements, state);
+}
+
+/** Walks the ranked table once, sending each node what it takes; resolves when all answered. */
+async function runRound(round: AdmissionRound, state: BatchRoute): Promise<boolean> {
+  const sent: Array<Promise<void>> = [];
   const now = state.ctx.clock.now();
-  for (const node of table.ranked) {
-    if (claimed.size === open.length) break;
-    if (node.retired || !open.some((p) => !claimed.has(p) && !p.tried.includes(node))) continue;
-    if (!state.failOpen && node.penalty.isActive(now)) {
-      node.metrics.skip(SkipReason.penalized);
-      round.sawPenalized = true;
-      continue;
-    }
-    if (!node.permits.tryAcquire()) {
-      node.metrics.skip(SkipReason.saturated);
-      round.firstSaturated ??= node;
-      continue;
-    }
-    const taken = takeElements(node, open, claimed, round, state);
-    if (taken.length === 0) {
-      node.permits.release();
-      continue;
-    }
-    round.dispatched.push(dispatch(node, taken, state));
+  for (const node of round.ranked) {
+    if (state.open.every((p) => p.claimed)) break;
+    const attempt = state.admit(node, round, now);
+    if (attempt !== undefined) sent.push(dispatch(attempt, state.taking, state));
   }
-  return round;
+  await Promise.all(sent);
+  return sent.length > 0;
 }
 
-/** Decides what to do after a round that left elements open; false = give up now. */
-async function afterRound(round: Round, state: BatchRouting): Promise<boolean> {
-  const remaining = state.deadline - state.ctx.clock.now();
-  if (remaining <= 0) return false;
-  if (round.dispatched.length > 0) return true;
-  if (round.minWait !== Infinity || round.firstSaturated) {
-    state.ctx.metrics.sleepQueue(1);
-    try {
-      if (round.minWait !== Infinity) await sleep(Math.min(round.minWait, remaining));
-      else if (await round.firstSaturated!.permits.waitFor(remaining))
-        round.firstSaturated!.permits.release();
-    } finally {
-      state.ctx.metrics.sleepQueue(-1);
-    }
-    return true;
-  }
-  if (round.sawPenalized && !state.failOpen) {
-    state.failOpen = true;
-    return true;
-  }
-  // A reload published new nodes while the round walked the old set: walk again.
-  return state.ctx.table().all !== round.nodes;
-}
-
-function assemble(state: BatchRouting, timedOut: boolean): BatchResult {
+function assemble(state: BatchRoute, timedOut: boolean): BatchResult {
   const message = timedOut ? ERROR_MESSAGE.globalTimeout : ERROR_MESSAGE.allFailed;
   const parts: string[] = [];
   for (const progress of state.pending) {
     const idJson = progress.element.idJson;
     if (idJson === undefined) continue;
-    parts.push(progress.answer ?? errorJson(RPC_ERROR.serverError, message, idJson));
+    // Never a synthetic error where an upstream answered: its error goes back instead.
+    const upstream = progress.answer ?? progress.held;
+    if (upstream !== undefined && progress.held === upstream) state.forwarded = true;
+    parts.push(upstream ?? errorJson(RPC_ERROR.serverError, message, idJson));
   }
   const body = parts.length === 0 ? '' : `[${parts.join(',')}]`;
   return {
@@ -223,35 +195,52 @@ function assemble(state: BatchRouting, timedOut: boolean): BatchResult {
   };
 }
 
-/** Routes the valid elements of a batch; invalid ones are answered by the caller. */
+function pendingOf(element: BatchElement): Pending {
+  const progress: Pending = {
+    element,
+    methodId: element.methodId,
+    answer: undefined,
+    done: false,
+    tried: [],
+    claimed: false,
+    held: undefined,
+    disputes: new Disputes(),
+  };
+  if (element.method === undefined) {
+    progress.answer = errorJson(
+      RPC_ERROR.invalidRequest,
+      ERROR_MESSAGE.invalidRequest,
+      element.idJson ?? 'null',
+    );
+    progress.done = true;
+  }
+  return progress;
+}
+
+/** Routes the valid elements of a batch; invalid ones are answered in place. */
 export async function routeBatch(
   elements: readonly BatchElement[],
   headers: ForwardHeaders,
   ctx: RouteContext,
 ): Promise<BatchResult> {
-  const pending: Pending[] = elements.map((element) => ({
-    element,
-    answer: undefined,
-    done: false,
-    tried: [],
-  }));
-  for (const progress of pending) {
-    if (progress.element.method !== undefined) continue;
-    progress.answer = errorJson(
-      RPC_ERROR.invalidRequest,
-      ERROR_MESSAGE.invalidRequest,
-      progress.element.idJson ?? 'null',
-    );
-    progress.done = true;
+  const state = new BatchRoute(
+    elements.map(pendingOf),
+    headers,
+    ctx.clock.now() + ctx.budgetMs,
+    ctx,
+  );
+  for (;;) {
+    const now = ctx.clock.now();
+    const round = state.newRound(now);
+    if (state.open.length === 0) return assemble(state, false);
+    if (now >= state.deadline) return assemble(state, true);
+    if (await runRound(round, state)) continue;
+    const end = endOfRound(round, ctx.table(), state.deadline - ctx.clock.now());
+    if (end.kind === 'exhausted' || end.kind === 'timeout')
+      return assemble(state, end.kind === 'timeout');
+    if (end.kind === 'fail_open') state.failOpen = true;
+    state.taking = [];
+    const attempt = await waitOutRound(end, state, round, state.deadline, ctx);
+    if (attempt !== undefined) await dispatch(attempt, state.taking, state);
   }
-  const state = new BatchRouting(pending, headers, ctx.clock.now() + ctx.budgetMs, ctx);
-  while (state.open().length > 0) {
-    if (ctx.clock.now() >= state.deadline) return assemble(state, true);
-    const round = runRound(state);
-    await Promise.all(round.dispatched);
-    if (state.open().length === 0) break;
-    if (!(await afterRound(round, state)))
-      return assemble(state, ctx.clock.now() >= state.deadline);
-  }
-  return assemble(state, false);
 }

@@ -9,65 +9,79 @@ const big = (text: string) => text + ' '.repeat(600);
 
 describe('classifyAnswer', () => {
   it.each([
-    // [case, status, body, kind, penalize, outcome]
-    ['2xx result', 200, ok(), 'success', false, 'success'],
-    ['400 is the client’s fault', 400, 'bad', 'final', false, 'forwarded_http_error'],
-    ['404 final', 404, '', 'final', false, 'forwarded_http_error'],
-    ['413 final', 413, '', 'final', false, 'forwarded_http_error'],
-    ['429 forwarded but penalized', 429, ok(), 'final', true, 'forwarded_http_error'],
+    // [case, status, body, kind, penalty, outcome]
+    ['2xx result', 200, ok(), 'success', 'never', 'success'],
+    ['400 is the client’s fault', 400, 'bad', 'final', 'never', 'forwarded_http_error'],
+    ['404 final', 404, '', 'final', 'never', 'forwarded_http_error'],
+    ['413 final', 413, '', 'final', 'never', 'forwarded_http_error'],
+    ['429 forwarded but penalized', 429, ok(), 'final', 'now', 'forwarded_http_error'],
     [
       '503 JSON body without error',
       503,
       '{"jsonrpc":"2.0","result":null,"id":1}',
       'final',
-      true,
+      'now',
       'forwarded_http_error',
     ],
-    ['401 is a node problem', 401, '{"a":1}', 'final', true, 'forwarded_http_error'],
-    ['5xx HTML small body', 502, '<html>bad gateway</html>', 'retry', true, 'invalid_json'],
-    ['empty 2xx (204)', 204, '', 'retry', true, 'invalid_json'],
-    ['array answer to a single request', 200, '[1,2]', 'retry', true, 'invalid_json'],
-    ['scalar answer', 200, '42', 'retry', true, 'invalid_json'],
-    ['trailing garbage', 200, `${ok()}x`, 'retry', true, 'invalid_json'],
+    ['401 is a node problem', 401, '{"a":1}', 'final', 'now', 'forwarded_http_error'],
+    ['5xx HTML small body', 502, '<html>bad gateway</html>', 'retry', 'now', 'invalid_json'],
+    ['empty 2xx (204)', 204, '', 'retry', 'now', 'invalid_json'],
+    ['array answer to a single request', 200, '[1,2]', 'retry', 'now', 'invalid_json'],
+    ['scalar answer', 200, '42', 'retry', 'now', 'invalid_json'],
+    ['trailing garbage', 200, `${ok()}x`, 'retry', 'now', 'invalid_json'],
     [
       'error without integer code',
       200,
       '{"error":{"code":"-32000"}}',
       'retry',
-      true,
+      'now',
       'invalid_json',
     ],
-    ['error that is a string', 200, '{"error":"boom"}', 'retry', true, 'invalid_json'],
-    ['-32700 is the client’s', 200, rpcError(-32700), 'final', false, 'forwarded_rpc_error'],
-    ['-32600 is the client’s', 200, rpcError(-32600), 'final', false, 'forwarded_rpc_error'],
-    ['-32601 is the client’s', 200, rpcError(-32601), 'final', false, 'forwarded_rpc_error'],
-    ['-32602 is the client’s', 200, rpcError(-32602), 'final', false, 'forwarded_rpc_error'],
-    ['-32000 is retryable', 200, rpcError(-32000), 'retry', true, 'retryable_rpc_error'],
-    ['-32603 is retryable', 200, rpcError(-32603), 'retry', true, 'retryable_rpc_error'],
+    ['error that is a string', 200, '{"error":"boom"}', 'retry', 'now', 'invalid_json'],
+    ['-32700 is the client’s', 200, rpcError(-32700), 'final', 'never', 'forwarded_rpc_error'],
+    ['-32600 is the client’s', 200, rpcError(-32600), 'final', 'never', 'forwarded_rpc_error'],
+    ['-32601 is the client’s', 200, rpcError(-32601), 'final', 'never', 'forwarded_rpc_error'],
+    ['-32602 is the client’s', 200, rpcError(-32602), 'final', 'never', 'forwarded_rpc_error'],
     [
-      '-32005 (rate limit) is retryable',
+      'unknown -32000 is disputed',
+      200,
+      rpcError(-32000),
+      'retry',
+      'disputed',
+      'retryable_rpc_error',
+    ],
+    [
+      'unknown -32603 is disputed',
+      200,
+      rpcError(-32603),
+      'retry',
+      'disputed',
+      'retryable_rpc_error',
+    ],
+    [
+      '-32005 without a known message is disputed',
       200,
       rpcError(-32005),
       'retry',
-      true,
+      'disputed',
       'retryable_rpc_error',
     ],
-    ['code 0 is retryable', 200, rpcError(0), 'retry', true, 'retryable_rpc_error'],
+    ['code 0 is disputed', 200, rpcError(0), 'retry', 'disputed', 'retryable_rpc_error'],
     [
       'error null is no error',
       200,
       '{"jsonrpc":"2.0","result":1,"error":null,"id":1}',
       'success',
-      false,
+      'never',
       'success',
     ],
-    ['large 2xx non-JSON is never parsed', 200, big('not json'), 'success', false, 'success'],
+    ['large 2xx non-JSON is never parsed', 200, big('not json'), 'success', 'never', 'success'],
     [
       'large 5xx non-JSON without "error" forwards + penalizes',
       500,
       big('<html>oops</html>'),
       'final',
-      true,
+      'now',
       'forwarded_http_error',
     ],
     [
@@ -75,7 +89,7 @@ describe('classifyAnswer', () => {
       200,
       big(rpcError(-32000)),
       'retry',
-      true,
+      'disputed',
       'retryable_rpc_error',
     ],
     [
@@ -83,13 +97,13 @@ describe('classifyAnswer', () => {
       200,
       big('"error" <html>'),
       'retry',
-      true,
+      'now',
       'invalid_json',
     ],
-  ] as const)('%s', (_name, status, body, kind, penalize, outcome) => {
+  ] as const)('%s', (_name, status, body, kind, penalty, outcome) => {
     const verdict = classifyAnswer(status, Buffer.from(body), false);
     expect(verdict.kind).toBe(kind);
-    expect(verdict.penalize).toBe(penalize);
+    expect(verdict.penalty).toBe(penalty);
     expect(ATTEMPT_OUTCOMES[verdict.outcome]).toBe(outcome);
   });
 

@@ -1,362 +1,203 @@
 /**
- * The per-request fallback machine (behaviour.md §4.4–4.9, with cascade's §12 changes).
- *
- * A request walks the ranked table in rounds. For each node not yet tried: skip it if
- * penalized (unless failing open), if it does not price the method, or if it is over its
- * credit threshold — the last two before any rate token is spent — then take a permit and a
- * token, book the price and send. A final answer ends the request; a retryable one moves on.
- * When a round serves nothing: sleep until the earliest token if any node was rate-limited,
- * else wait for a permit on the first saturated node, else fail open once if nodes were
- * skipped only for penalties, else 502. Everything runs inside one budget (1 s → 504).
+ * The single-request driver (docs/routing.md). The request walks the ranked table in rounds,
+ * admitting nodes through the one admission policy; a final answer ends it, a retryable one
+ * moves on, an unknown error waits for a second opinion (disputes.ts), and when routing gives
+ * up an upstream's error beats a synthetic one. The first attempt — the common request is one
+ * attempt, answered — runs as plain callbacks; anything after it is an async loop.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { UNPRICED } from '../config/types.js';
-import { priceOf } from '../config/price-list.js';
-import { SkipReason, type ProxyMetrics } from '../metrics.js';
-import type { AttemptResponse, ForwardHeaders } from '../node/http-transport.js';
-import { UpstreamNode } from '../node/upstream-node.js';
-import type { UpstreamStream } from '../node/upstream-stream.js';
+import type { ForwardHeaders } from '../node/http-transport.js';
+import type { UpstreamNode } from '../node/upstream-node.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
 import {
-  classifySingle,
-  startAttempt,
-  type AttemptContext,
-  type AnswerClassifier,
-  type AttemptFlight,
-  type AttemptSink,
-} from './attempt.js';
-import type { Verdict } from './classify.js';
-import type { RoutingTable } from './routing-table.js';
+  AdmissionRound,
+  admit,
+  endOfRound,
+  waitOutRound,
+  type Candidate,
+  type CandidateGroup,
+} from './admission.js';
+import { sendAttempt, settleAttempt, type Attempt } from './attempt.js';
+import { classifySingle, errorKeyOf } from './classify.js';
+import { Disputes } from './disputes.js';
+import type { RouteCallback, RouteContext, RouteResult } from './route-context.js';
 
-/** What routing needs from the server. */
-export interface RouteContext extends AttemptContext {
-  /** The current table; re-read at every round so a reload mid-request is seen. */
-  readonly table: () => RoutingTable;
-  readonly metrics: ProxyMetrics;
-  /** Whole-request budget (1 s). */
-  readonly budgetMs: number;
-}
-
-/** How a request ended. */
-export type RouteResult =
-  | {
-      readonly kind: 'answer';
-      readonly status: number;
-      readonly contentType: string | undefined;
-      /** The whole answer, or a large one still arriving (to pipe or abort). */
-      readonly body: Buffer | UpstreamStream;
-      readonly node: string;
-      readonly attempts: number;
-      readonly credits: number;
-    }
-  | { readonly kind: 'exhausted' | 'timeout'; readonly attempts: number; readonly credits: number };
-
-/** Who hears how a routed request ended (the proxy's request object, no closure). */
-export interface RouteListener {
-  routed(result: RouteResult): void;
-  /** Routing threw (a bug): the listener still answers the client. */
-  failed(err: unknown): void;
-}
-
-/**
- * Per-request routing state; one small object instead of closures. It is also the sink of
- * its attempts, so the common request — one attempt, answered — runs as plain callbacks
- * from the upstream's answer to the client's, with no promise in between.
- */
-class RequestRouting implements AttemptSink, AttemptFlight {
+/** Request-lifetime routing state: the request is its own (only) admission candidate. */
+class RequestRoute<T> implements Candidate, CandidateGroup {
   readonly tried: UpstreamNode[] = [];
+  readonly size = 1;
+  readonly methodId: number;
+  readonly deadline: number;
   failOpen = false;
   attempts = 0;
   credits = 0;
-  /** Set by a round: the soonest a rate-limited node has a token (ms), or Infinity. */
-  minWait = Infinity;
-  firstSaturated: UpstreamNode | undefined = undefined;
-  sawPenalized = false;
-  /** The round's walk order, and where the walk stands in it. */
-  ranked: readonly UpstreamNode[] = [];
-  cursor = 0;
-  /** When the round started (penalty checks use one reading per round). */
-  roundStart = 0;
-  /** The latest clock reading: round start, or the end of the last attempt. */
-  now = 0;
-  /** The node set the round walked (changes identity only on reload). */
-  roundNodes: readonly UpstreamNode[] = [];
-  /** The price booked by the last admitted node. */
-  cost = 0;
-  /** The attempt in flight came from waiting on a saturated node: a new round follows it. */
+  round: AdmissionRound;
+  /** The attempt in flight came from waiting for a permit: a fresh round follows it. */
   afterWait = false;
-  // The attempt in flight (this state is its flight: one attempt out at a time).
-  node: UpstreamNode | undefined = undefined;
-  readonly classify: AnswerClassifier = classifySingle;
-  sentAt = 0;
-  budgetBound = false;
-  readonly sink: AttemptSink = this;
+  /** The last upstream error answer worth relaying if no node does better. */
+  held: Attempt | undefined = undefined;
+  /** Unknown errors awaiting a second opinion (created on the first one). */
+  disputes: Disputes | undefined = undefined;
 
   constructor(
     readonly request: RpcRequest,
     readonly headers: ForwardHeaders,
-    readonly deadline: number,
     readonly ctx: RouteContext,
-    readonly listener: RouteListener,
-  ) {}
-
-  startRound(table: RoutingTable, now: number): void {
-    this.minWait = Infinity;
-    this.firstSaturated = undefined;
-    this.sawPenalized = false;
-    this.ranked = table.ranked;
-    this.roundNodes = table.all;
-    this.cursor = 0;
-    this.roundStart = now;
-    this.now = now;
+    now: number,
+    readonly onRouted: RouteCallback<T>,
+    readonly token: T,
+  ) {
+    this.methodId = request.methodId;
+    this.deadline = now + ctx.budgetMs;
+    this.round = new AdmissionRound(ctx.table(), now, false);
   }
 
-  attemptDone(
-    verdict: Verdict | undefined,
-    response: AttemptResponse,
-    node: UpstreamNode,
-    endedAt: number,
-  ): void {
-    let answer: RouteResult | undefined;
-    try {
-      answer = served(verdict, response, node, this);
-      if (answer === undefined) {
-        this.now = endedAt;
-        if (this.afterWait) {
-          this.afterWait = false;
-          nextRound(this);
-        } else {
-          walk(this);
-        }
-        return;
-      }
-    } catch (err) {
-      this.listener.failed(err);
-      return;
+  candidate(): Candidate {
+    return this;
+  }
+
+  take(_index: number, attempt: Attempt): void {
+    this.attempts++;
+    this.credits += attempt.credits;
+    attempt.ctx = this.ctx;
+    attempt.deadline = this.deadline;
+    attempt.classify = classifySingle;
+    attempt.subject = this.request;
+  }
+
+  /** Admits the next node of the round's walk, or undefined when the round is over. */
+  walk(now: number): Attempt | undefined {
+    const round = this.round;
+    while (round.cursor < round.ranked.length) {
+      const attempt = admit(round.ranked[round.cursor++]!, this, round, now);
+      if (attempt !== undefined) return attempt;
     }
-    this.listener.routed(answer);
+    return undefined;
   }
 
-  attemptFailed(err: unknown): void {
-    this.listener.failed(err);
+  newRound(now: number): void {
+    this.round = new AdmissionRound(this.ctx.table(), now, this.failOpen);
   }
 
-  timeout(): RouteResult {
-    return { kind: 'timeout', attempts: this.attempts, credits: this.credits };
-  }
-}
-
-/** Checks that need no permit or token: price and quota. Returns the cost or -1 (skipped). */
-function admissibleCost(node: UpstreamNode, state: RequestRouting): number {
-  const cost = priceOf(node.config.pricing, state.request.methodId);
-  if (cost === UNPRICED) {
-    node.metrics.skip(SkipReason.methodUnsupported);
-    state.tried.push(node);
-    return -1;
-  }
-  if (node.usage.used > node.config.spilloverThreshold) {
-    node.metrics.skip(SkipReason.quotaExhausted);
-    state.tried.push(node);
-    return -1;
-  }
-  return cost;
-}
-
-/**
- * Continues the round's walk to the next node that admits the request (permit held, token
- * taken, `state.cost` set), or undefined when the round is over.
- */
-function admitNext(state: RequestRouting): UpstreamNode | undefined {
-  const ranked = state.ranked;
-  while (state.cursor < ranked.length) {
-    const node = ranked[state.cursor++]!;
-    if (node.retired || state.tried.includes(node)) continue;
-    if (!state.failOpen && node.penalty.isActive(state.roundStart)) {
-      node.metrics.skip(SkipReason.penalized);
-      state.sawPenalized = true;
-      continue;
+  /** What a settled attempt means for the request: its result, or undefined to go on. */
+  settle(attempt: Attempt): RouteResult | undefined {
+    if (attempt.state === 'failed') return this.failed(attempt.error);
+    if (attempt.state === 'abandoned') return this.giveUp('timeout');
+    const { verdict, response, endedAt, node } = attempt;
+    if (verdict!.kind === 'success') this.disputes?.answered(endedAt, this.ctx.events);
+    if (verdict!.kind !== 'retry') return this.answer(attempt);
+    if (!verdict!.relayable || response!.kind !== 'answer') return undefined;
+    const key = verdict!.penalty === 'disputed' ? errorKeyOf(response!.body) : undefined;
+    if (
+      key !== undefined &&
+      (this.disputes ??= new Disputes()).agree(node, key, endedAt, this.ctx.events)
+    ) {
+      return this.answer(attempt);
     }
-    const cost = admissibleCost(node, state);
-    if (cost < 0) continue;
-    if (!node.permits.tryAcquire()) {
-      node.metrics.skip(SkipReason.saturated);
-      state.firstSaturated ??= node;
-      continue;
-    }
-    const wait = node.takeToken(state.now);
-    if (wait > 0) {
-      node.permits.release();
-      node.metrics.skip(SkipReason.rateLimit);
-      if (wait < state.minWait) state.minWait = wait;
-      continue;
-    }
-    state.cost = cost;
-    return node;
+    this.held = attempt;
+    return undefined;
   }
-  return undefined;
-}
 
-/** Books the admitted node's price and sends; the result comes back to `state.attemptDone`. */
-function dial(node: UpstreamNode, state: RequestRouting): void {
-  node.usage.add(state.cost);
-  state.credits += state.cost;
-  state.attempts++;
-  state.tried.push(node);
-  state.node = node;
-  state.sentAt = state.now;
-  startAttempt(state, state.request.body, state.headers, true);
-}
-
-/** What an attempt means for the request: its answer, a timeout, or undefined (go on). */
-function served(
-  verdict: Verdict | undefined,
-  response: AttemptResponse,
-  node: UpstreamNode,
-  state: RequestRouting,
-): Served {
-  if (verdict === undefined) return state.timeout();
-  if (verdict.kind === 'retry') return undefined;
-  if (response.kind !== 'answer' && response.kind !== 'stream') return undefined;
-  return {
-    kind: 'answer',
-    status: response.status,
-    contentType: response.contentType,
-    body: response.kind === 'stream' ? response.stream : response.body,
-    node: node.name,
-    attempts: state.attempts,
-    credits: state.credits,
-  };
-}
-
-type Served = RouteResult | undefined;
-
-/** Dials the round's next admissible node, or ends the round when none is left. */
-function walk(state: RequestRouting): void {
-  const node = admitNext(state);
-  if (node !== undefined) {
-    dial(node, state);
-    return;
+  answer(attempt: Attempt): RouteResult {
+    const response = attempt.response!;
+    if (response.kind !== 'answer' && response.kind !== 'stream') return this.giveUp('exhausted');
+    return {
+      kind: 'answer',
+      status: response.status,
+      contentType: response.contentType,
+      body: response.kind === 'stream' ? response.stream : response.body,
+      node: attempt.node.name,
+      attempts: this.attempts,
+      credits: this.credits,
+    };
   }
-  endRound(state, state.ctx).then(
-    (next) => afterRound(state, next),
-    (err: unknown) => state.listener.failed(err),
+
+  /** Routing is over without a final answer: an upstream's error if one came, else ours. */
+  giveUp(kind: 'exhausted' | 'timeout'): RouteResult {
+    if (this.held !== undefined) return this.answer(this.held);
+    return { kind, attempts: this.attempts, credits: this.credits };
+  }
+
+  failed(error: unknown): RouteResult {
+    return { kind: 'failed', error, attempts: this.attempts, credits: this.credits };
+  }
+
+  finish(result: RouteResult): void {
+    this.onRouted(result, this.token);
+  }
+}
+
+function onFirstSettled(attempt: Attempt): void {
+  const state = attempt.owner as RequestRoute<unknown>;
+  let result: RouteResult | undefined;
+  try {
+    result = state.settle(attempt);
+  } catch (err) {
+    result = state.failed(err);
+  }
+  if (result === undefined) continueRouting(state);
+  else state.finish(result);
+}
+
+function continueRouting(state: RequestRoute<unknown>): void {
+  retry(state).then(
+    (result) => state.finish(result),
+    (err: unknown) => state.finish(state.failed(err)),
   );
 }
 
-/** Starts a round on the current table, unless the budget is spent. */
-function nextRound(state: RequestRouting): void {
-  const ctx = state.ctx;
-  const now = ctx.clock.now();
-  if (now >= state.deadline) {
-    state.listener.routed(state.timeout());
-    return;
-  }
-  state.startRound(ctx.table(), now);
-  walk(state);
-}
-
-function afterRound(state: RequestRouting, next: RoundEnd): void {
-  if (!(next === 'again' || next instanceof UpstreamNode)) {
-    state.listener.routed(next);
-    return;
-  }
-  try {
-    if (next === 'again') {
-      nextRound(state);
-    } else {
-      state.afterWait = true;
-      dial(next, state);
+/** After the first attempt (or a first round that admitted nothing): the retry loop. */
+async function retry(state: RequestRoute<unknown>): Promise<RouteResult> {
+  const { ctx, request } = state;
+  for (;;) {
+    const now = ctx.clock.now();
+    if (now >= state.deadline) return state.giveUp('timeout');
+    let attempt = state.walk(now);
+    if (attempt === undefined) {
+      const end = endOfRound(state.round, ctx.table(), state.deadline - now);
+      if (end.kind === 'exhausted' || end.kind === 'timeout') return state.giveUp(end.kind);
+      if (end.kind === 'fail_open') state.failOpen = true;
+      attempt = await waitOutRound(end, state, state.round, state.deadline, ctx);
+      state.afterWait = attempt !== undefined;
+      if (attempt === undefined) {
+        state.newRound(ctx.clock.now());
+        continue;
+      }
     }
-  } catch (err) {
-    state.listener.failed(err);
-  }
-}
-
-async function parkUntil(ms: number, ctx: RouteContext): Promise<void> {
-  ctx.metrics.sleepQueue(1);
-  try {
-    await sleep(ms);
-  } finally {
-    ctx.metrics.sleepQueue(-1);
+    await settleAttempt(attempt, request.body, state.headers, true, ctx.clock.now());
+    const result = state.settle(attempt);
+    if (result !== undefined) return result;
+    if (state.afterWait) {
+      state.afterWait = false;
+      state.newRound(ctx.clock.now());
+    }
   }
 }
 
 /**
- * Waits for a permit on the first saturated node and takes a token there: the node, admitted
- * (to dial), or what to do instead.
+ * Routes one parsed request; `onRouted(result, token)` hears how it ended, exactly once.
+ * Exceptions from routing end as a `failed` result, never reaching the caller's caller.
  */
-async function waitForPermit(
-  node: UpstreamNode,
-  state: RequestRouting,
-  ctx: RouteContext,
-): Promise<RoundEnd> {
-  ctx.metrics.sleepQueue(1);
-  let granted: boolean;
-  try {
-    granted = await node.permits.waitFor(state.deadline - ctx.clock.now());
-  } finally {
-    ctx.metrics.sleepQueue(-1);
-  }
-  if (!granted) return state.timeout();
-  state.now = ctx.clock.now();
-  if (state.now >= state.deadline) {
-    // Granted as the budget ran out: an attempt now could only be booked, never answered.
-    node.permits.release();
-    return state.timeout();
-  }
-  if (node.retired) {
-    // A reload removed the node while we waited: never book or dial its closed pool.
-    node.permits.release();
-    return 'again';
-  }
-  const cost = admissibleCost(node, state);
-  if (cost < 0) {
-    node.permits.release();
-    return 'again';
-  }
-  const wait = node.takeToken(state.now);
-  if (wait > 0) {
-    node.permits.release();
-    node.metrics.skip(SkipReason.rateLimit);
-    await parkUntil(Math.min(wait, Math.max(0, state.deadline - ctx.clock.now())), ctx);
-    return 'again';
-  }
-  state.cost = cost;
-  return node;
-}
-
-/** How a round that served nothing ends: an answer, a new round, or a node to dial now. */
-type RoundEnd = RouteResult | 'again' | UpstreamNode;
-
-/** After a round that served nothing: wait, fail open, walk again, or give up. */
-async function endRound(state: RequestRouting, ctx: RouteContext): Promise<RoundEnd> {
-  const remaining = state.deadline - ctx.clock.now();
-  if (remaining <= 0) return state.timeout();
-  if (state.minWait !== Infinity) {
-    await parkUntil(Math.min(state.minWait, remaining), ctx);
-  } else if (state.firstSaturated) {
-    return waitForPermit(state.firstSaturated, state, ctx);
-  } else if (state.sawPenalized && !state.failOpen) {
-    state.failOpen = true;
-  } else if (ctx.table().all === state.roundNodes) {
-    return { kind: 'exhausted', attempts: state.attempts, credits: state.credits };
-  }
-  // (otherwise a reload published new nodes while the round walked the old set: walk again)
-  return 'again';
-}
-
-/**
- * Routes one parsed request; `listener` hears the answer, or why none came. Exceptions from
- * routing reach `listener.failed`, never the caller's caller.
- */
-export function route(
+export function route<T>(
   request: RpcRequest,
   headers: ForwardHeaders,
   ctx: RouteContext,
-  listener: RouteListener,
+  onRouted: RouteCallback<T>,
+  token: T,
 ): void {
   const now = ctx.clock.now();
-  const state = new RequestRouting(request, headers, now + ctx.budgetMs, ctx, listener);
-  state.startRound(ctx.table(), now);
-  walk(state);
+  const state = new RequestRoute(request, headers, ctx, now, onRouted, token);
+  let attempt: Attempt | undefined;
+  try {
+    attempt = state.walk(now);
+  } catch (err) {
+    state.finish(state.failed(err));
+    return;
+  }
+  if (attempt === undefined) {
+    continueRouting(state as RequestRoute<unknown>);
+    return;
+  }
+  attempt.owner = state;
+  attempt.onSettled = onFirstSettled;
+  sendAttempt(attempt, request.body, headers, true, now);
 }

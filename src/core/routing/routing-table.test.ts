@@ -1,16 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock.js';
 import { NOOP_METRICS } from '../metrics.js';
+import { DeadlineQueue } from '../node/deadline-queue.js';
 import { UpstreamNode } from '../node/upstream-node.js';
 import { nodeConfig } from '../../../test/support/node-config.js';
 import { rankNodes } from './routing-table.js';
 
 const nodes: UpstreamNode[] = [];
+const clock = new ManualClock();
+const deps = { clock, deadlines: new DeadlineQueue(clock) };
 function node(name: string, tier: number, emaMs?: number): UpstreamNode {
   const created = new UpstreamNode(
     nodeConfig({ name, tier }),
     { used: 0, add() {} },
     NOOP_METRICS.forNode(name),
-    0,
+    deps,
   );
   if (emaMs !== undefined) created.ema.observe(emaMs);
   nodes.push(created);

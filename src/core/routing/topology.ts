@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { NodeConfig } from '../config/types.js';
 import type { ProxyMetrics } from '../metrics.js';
+import type { DeadlineQueue } from '../node/deadline-queue.js';
 import type { HttpTransport } from '../node/http-transport.js';
 import { UpstreamNode, type UsageCounter } from '../node/upstream-node.js';
 import { buildTable, type RoutingTable } from './routing-table.js';
@@ -23,6 +24,8 @@ const COMPARED_FIELDS = [
   'tier',
   'rpsLimit',
   'maxConcurrent',
+  'maxConnections',
+  'keepAliveMs',
   'monthlyLimit',
   'resetDay',
   'spilloverThreshold',
@@ -32,6 +35,8 @@ const FIELD_LABEL: Record<(typeof COMPARED_FIELDS)[number], string> = {
   tier: 'tier',
   rpsLimit: 'rps_limit',
   maxConcurrent: 'max_concurrent',
+  maxConnections: 'max_connections',
+  keepAliveMs: 'keep_alive_ms',
   monthlyLimit: 'monthly_limit',
   resetDay: 'reset_day',
   spilloverThreshold: 'spillover threshold',
@@ -53,6 +58,28 @@ function samePrices(a: NodeConfig, b: NodeConfig): boolean {
   return true;
 }
 
+/** What changed between two node lists (names, and fields of surviving names). */
+export function diffNodes(
+  before: readonly NodeConfig[],
+  after: readonly NodeConfig[],
+): TopologyDiff {
+  const old = new Map(before.map((config) => [config.name, config]));
+  const kept = new Set(after.map((config) => config.name));
+  const added: string[] = [];
+  const changed: string[] = [];
+  for (const config of after) {
+    const previous = old.get(config.name);
+    if (previous === undefined) {
+      added.push(config.name);
+      continue;
+    }
+    const fields = changedFields(previous, config);
+    if (fields.length > 0) changed.push(`${config.name}: ${fields.join(', ')}`);
+  }
+  const removed = before.map((config) => config.name).filter((name) => !kept.has(name));
+  return { added, removed, changed };
+}
+
 /**
  * The live node set. Owns every UpstreamNode, publishes an immutable RoutingTable (swapped by
  * reference on ranking and reload) and keeps a node's runtime state for as long as its name
@@ -68,10 +95,10 @@ export class Topology {
       readonly usage: UsageProvider;
       readonly metrics: ProxyMetrics;
       readonly clock: Clock;
+      readonly deadlines: DeadlineQueue;
     },
   ) {
-    const now = deps.clock.now();
-    const all = nodes.map((config) => this.#create(config, now));
+    const all = nodes.map((config) => this.#create(config));
     this.#table = buildTable(all);
   }
 
@@ -97,33 +124,28 @@ export class Topology {
    */
   apply(nodes: readonly NodeConfig[]): { diff: TopologyDiff; retired: HttpTransport[] } {
     const now = this.deps.clock.now();
-    const added: string[] = [];
-    const changed: string[] = [];
+    const diff = diffNodes(
+      this.#table.all.map((node) => node.config),
+      nodes,
+    );
     const retired: HttpTransport[] = [];
     const next = nodes.map((config) => {
       const existing = this.#byName.get(config.name);
-      if (!existing) {
-        added.push(config.name);
-        return this.#create(config, now);
-      }
-      const fields = changedFields(existing.config, config);
-      if (fields.length > 0) changed.push(`${config.name}: ${fields.join(', ')}`);
+      if (!existing) return this.#create(config);
       const old = existing.reconfigure(config, now);
       if (old) retired.push(old);
       return existing;
     });
     const keep = new Set(nodes.map((config) => config.name));
-    const removed: string[] = [];
     for (const [name, node] of this.#byName) {
       if (keep.has(name)) continue;
-      removed.push(name);
       node.retired = true;
       retired.push(node.transport);
       this.#byName.delete(name);
       this.deps.metrics.removeNode(name);
     }
     this.#table = buildTable(next);
-    return { diff: { added, removed, changed }, retired };
+    return { diff, retired };
   }
 
   /** Closes every node's connections. */
@@ -136,12 +158,12 @@ export class Topology {
     await Promise.all(this.#table.all.map((node) => node.transport.destroy()));
   }
 
-  #create(config: NodeConfig, now: number): UpstreamNode {
+  #create(config: NodeConfig): UpstreamNode {
     const node = new UpstreamNode(
       config,
       this.deps.usage.counter(config.name),
       this.deps.metrics.forNode(config.name),
-      now,
+      this.deps,
     );
     this.#byName.set(config.name, node);
     return node;

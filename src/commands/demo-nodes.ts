@@ -1,0 +1,23 @@
+import type { Config } from '../core/index.js';
+import { startMockNodes, type MockNode } from '../mock/index.js';
+
+/** Latencies of the demo's six mock nodes (ms), like CascadeRPC's mock_node. */
+const DEMO_DELAYS = [3, 5, 7, 9, 12, 20];
+
+/** Points the demo's nodes at freshly started in-process mock nodes. */
+export async function withDemoNodes(
+  config: Config,
+): Promise<{ config: Config; mocks: MockNode[] }> {
+  const specs = config.nodes.map((n, i) => ({
+    name: n.name,
+    port: 0,
+    delayMs: DEMO_DELAYS[i] ?? 0,
+  }));
+  const mocks = await startMockNodes(specs);
+  const nodes = config.nodes.map((n, i) => ({
+    ...n,
+    url: mocks[i]!.url,
+    redactedUrl: mocks[i]!.url,
+  }));
+  return { config: { ...config, nodes }, mocks };
+}

@@ -1,0 +1,247 @@
+/**
+ * The one admission policy: which node may take what, now — and what to do when a round of
+ * the ranked table admitted nothing. Both drivers (a single request, and a batch's elements
+ * grouped per node) call it, so the rule that decides where money is spent exists once.
+ *
+ * Per node, in this order (docs/routing.md, "How a request is routed"):
+ *   retired by a reload / already tried by every candidate → pass over silently
+ *   penalized (unless the request fails open)             → skip: penalized
+ *   per candidate: the node prices its method              → else skip: method_unsupported
+ *   per candidate: usage at or under the spillover threshold → else skip: quota_exhausted
+ *   a concurrency permit (one per attempt)                 → else skip: saturated
+ *   per candidate: a rate token                            → else skip: rate_limit
+ *   book each taken candidate's price                      → the attempt is admitted
+ * The price and quota checks come before the permit and the token, so a node that cannot or
+ * must not serve never spends either.
+ */
+import type { Clock } from '../clock.js';
+import { priceOf } from '../config/price-list.js';
+import { UNPRICED } from '../config/types.js';
+import { SkipReason, type ProxyMetrics } from '../metrics.js';
+import type { UpstreamNode } from '../node/upstream-node.js';
+import { Attempt } from './attempt.js';
+import type { RoutingTable } from './routing-table.js';
+
+/** One thing to send: a single request, or one element of a batch. */
+export interface Candidate {
+  readonly methodId: number;
+  /** Nodes this candidate went to, or that cannot serve it; never offered to it again. */
+  readonly tried: UpstreamNode[];
+}
+
+/** The candidates a node may take in one attempt (one for a single request). */
+export interface CandidateGroup {
+  readonly size: number;
+  /** The candidate at `index`, or undefined when it needs nothing more this round. */
+  candidate(index: number): Candidate | undefined;
+  /** `attempt` took the candidate at `index`, booking `cost`. */
+  take(index: number, attempt: Attempt): void;
+}
+
+/** What one walk of the ranked table saw. */
+export class AdmissionRound {
+  /** Soonest a rate-limited node has a token (ms), or Infinity. */
+  minWait = Infinity;
+  /** The first node that had no permit free. */
+  firstSaturated: UpstreamNode | undefined = undefined;
+  sawPenalized = false;
+  /** Walk order; `cursor` is where a driver's walk stands in it. */
+  readonly ranked: readonly UpstreamNode[];
+  cursor = 0;
+  /** The node set walked (its identity changes only on reload). */
+  readonly nodes: readonly UpstreamNode[];
+
+  constructor(
+    table: RoutingTable,
+    /** Clock reading at the round's start: penalties are judged against it. */
+    readonly startedAt: number,
+    /** The request walks penalized nodes too (every node was skipped for a penalty). */
+    readonly failOpen: boolean,
+  ) {
+    this.ranked = table.ranked;
+    this.nodes = table.all;
+  }
+}
+
+/** The index of the first candidate `node` has not been tried for, or -1. */
+function firstUntried(node: UpstreamNode, group: CandidateGroup): number {
+  for (let i = 0; i < group.size; i++) {
+    const candidate = group.candidate(i);
+    if (candidate !== undefined && !candidate.tried.includes(node)) return i;
+  }
+  return -1;
+}
+
+/**
+ * Admits what `node` may take of `group` now, in candidate order: an Attempt holding one
+ * permit with the candidates taken and their credits booked, or undefined (skips counted in
+ * `round`). With `permitHeld`, the caller already holds the node's permit (after waiting for
+ * it): it becomes the attempt's, or is given back when nothing is admitted.
+ */
+export function admit(
+  node: UpstreamNode,
+  group: CandidateGroup,
+  round: AdmissionRound,
+  now: number,
+  permitHeld = false,
+): Attempt | undefined {
+  let attempt: Attempt | undefined;
+  const first = node.retired ? -1 : firstUntried(node, group);
+  if (first === -1) {
+    if (permitHeld) node.permits.release();
+    return undefined;
+  }
+  if (!permitHeld && !round.failOpen && node.penalty.isActive(round.startedAt)) {
+    node.metrics.skip(SkipReason.penalized);
+    round.sawPenalized = true;
+    return undefined;
+  }
+  if (permitHeld) attempt = new Attempt(node);
+  let unsupported = false;
+  // A node that refused a batch gets single requests only (one candidate per attempt).
+  const most = node.refusesBatches ? 1 : Infinity;
+  for (let i = first; i < group.size; i++) {
+    const candidate = group.candidate(i);
+    if (candidate === undefined || (i !== first && candidate.tried.includes(node))) continue;
+    const cost = priceOf(node.config.pricing, candidate.methodId);
+    if (cost === UNPRICED) {
+      candidate.tried.push(node);
+      unsupported = true;
+      continue;
+    }
+    if (node.usage.used > node.config.spilloverThreshold) {
+      node.metrics.skip(SkipReason.quotaExhausted);
+      candidate.tried.push(node);
+      break;
+    }
+    if (attempt === undefined) {
+      if (!node.permits.tryAcquire()) {
+        node.crowded++;
+        node.metrics.skip(SkipReason.saturated);
+        round.firstSaturated ??= node;
+        break;
+      }
+      attempt = new Attempt(node);
+    }
+    node.wanted++;
+    const wait = node.takeToken(now);
+    if (wait > 0) {
+      node.metrics.skip(SkipReason.rateLimit);
+      if (wait < round.minWait) round.minWait = wait;
+      break;
+    }
+    node.usage.add(cost);
+    attempt.credits += cost;
+    attempt.taken++;
+    candidate.tried.push(node);
+    group.take(i, attempt);
+    if (attempt.taken >= most) break;
+  }
+  if (unsupported) node.metrics.skip(SkipReason.methodUnsupported);
+  if (attempt !== undefined && attempt.taken === 0) {
+    attempt.release();
+    return undefined;
+  }
+  return attempt;
+}
+
+/** What a driver does after a round that admitted nothing. */
+export type RoundEnd =
+  /** Sleep until the earliest rate token, then walk again. */
+  | { readonly kind: 'sleep'; readonly ms: number }
+  /** Wait (FIFO) for a permit on `node`, then admit there. */
+  | { readonly kind: 'wait'; readonly node: UpstreamNode }
+  /** Walk again, dialing penalized nodes too. */
+  | { readonly kind: 'fail_open' }
+  /** A reload published new nodes while the round walked the old set: walk again. */
+  | { readonly kind: 'again' }
+  /** Nothing is worth waiting for. */
+  | { readonly kind: 'exhausted' }
+  | { readonly kind: 'timeout' };
+
+const FAIL_OPEN: RoundEnd = { kind: 'fail_open' };
+const AGAIN: RoundEnd = { kind: 'again' };
+const EXHAUSTED: RoundEnd = { kind: 'exhausted' };
+const TIMEOUT: RoundEnd = { kind: 'timeout' };
+
+/**
+ * After a round that admitted nothing: sleep for the earliest token if a node was rate-limited,
+ * else wait for a permit on the first saturated node, else fail open once if nodes were skipped
+ * for penalties, else give up — all inside the `remaining` budget.
+ */
+export function endOfRound(
+  round: AdmissionRound,
+  current: RoutingTable,
+  remaining: number,
+): RoundEnd {
+  if (remaining <= 0) return TIMEOUT;
+  if (round.minWait !== Infinity) return { kind: 'sleep', ms: Math.min(round.minWait, remaining) };
+  if (round.firstSaturated !== undefined) return { kind: 'wait', node: round.firstSaturated };
+  if (round.sawPenalized && !round.failOpen) return FAIL_OPEN;
+  if (current.all !== round.nodes) return AGAIN;
+  return EXHAUSTED;
+}
+
+/** What waiting needs: the clock, and the gauge of requests waiting. */
+export interface WaitContext {
+  readonly clock: Clock;
+  readonly metrics: ProxyMetrics;
+}
+
+/** Sleeps `ms` (a rate-limit wait), counted in rpc_sleep_queue_size. */
+async function parkFor(ms: number, ctx: WaitContext): Promise<void> {
+  ctx.metrics.sleepQueue(1);
+  try {
+    await ctx.clock.sleep(ms);
+  } finally {
+    ctx.metrics.sleepQueue(-1);
+  }
+}
+
+/**
+ * Waits (FIFO, counted in rpc_sleep_queue_size) for a permit on `node`, then admits `group`
+ * there: the attempt, undefined when the node would not take it after all (walk again), or
+ * 'timeout' when the budget ran out first — a permit granted at the very end is given back,
+ * since an attempt then could only be booked, never answered.
+ */
+async function waitForPermit(
+  node: UpstreamNode,
+  group: CandidateGroup,
+  round: AdmissionRound,
+  deadline: number,
+  ctx: WaitContext,
+): Promise<Attempt | undefined | 'timeout'> {
+  ctx.metrics.sleepQueue(1);
+  let granted: boolean;
+  try {
+    granted = await node.permits.waitFor(deadline - ctx.clock.now());
+  } finally {
+    ctx.metrics.sleepQueue(-1);
+  }
+  if (!granted) return 'timeout';
+  const now = ctx.clock.now();
+  if (now >= deadline) {
+    node.permits.release();
+    return 'timeout';
+  }
+  return admit(node, group, round, now, true);
+}
+
+/**
+ * Carries out a round end that does not give up: sleeps until the earliest token, or waits for
+ * a permit on the first saturated node and admits `group` there (the attempt it admitted), or —
+ * for `fail_open` and `again` — nothing. Undefined: walk a new round (a permit wait that ran
+ * out leaves the budget spent, which the driver's deadline check sees).
+ */
+export async function waitOutRound(
+  end: RoundEnd,
+  group: CandidateGroup,
+  round: AdmissionRound,
+  deadline: number,
+  ctx: WaitContext,
+): Promise<Attempt | undefined> {
+  if (end.kind === 'sleep') await parkFor(end.ms, ctx);
+  if (end.kind !== 'wait') return undefined;
+  const waited = await waitForPermit(end.node, group, round, deadline, ctx);
+  return waited === 'timeout' ? undefined : waited;
+}

@@ -1,0 +1,38 @@
+/** What the routing drivers need from the server, and how a routed request ends. */
+import type { ProxyMetrics } from '../metrics.js';
+import type { UpstreamStream } from '../node/upstream-stream.js';
+import type { AttemptContext } from './attempt.js';
+import type { RoutingTable } from './routing-table.js';
+
+/** What routing needs from the server. */
+export interface RouteContext extends AttemptContext {
+  /** The current table; re-read at every round so a reload mid-request is seen. */
+  readonly table: () => RoutingTable;
+  readonly metrics: ProxyMetrics;
+  /** Whole-request budget (1 s). */
+  readonly budgetMs: number;
+}
+
+/** How a request ended. */
+export type RouteResult =
+  | {
+      readonly kind: 'answer';
+      readonly status: number;
+      readonly contentType: string | undefined;
+      /** The whole answer, or a large one still arriving (to pipe or abort). */
+      readonly body: Buffer | UpstreamStream;
+      readonly node: string;
+      readonly attempts: number;
+      readonly credits: number;
+    }
+  | { readonly kind: 'exhausted' | 'timeout'; readonly attempts: number; readonly credits: number }
+  /** Routing threw (a bug): the client must still be answered. */
+  | {
+      readonly kind: 'failed';
+      readonly error: unknown;
+      readonly attempts: number;
+      readonly credits: number;
+    };
+
+/** Hears how a routed request ended, with the caller's token (so it need not be a closure). */
+export type RouteCallback<T> = (result: RouteResult, token: T) => void;

@@ -1,0 +1,182 @@
+/**
+ * cascade as one running service: the proxy, its usage ledger and quotas.json, the lock that
+ * keeps the file to one server, the admin listener, the timers (flush, threshold watch, lock
+ * heartbeat), reload, and the shutdown order. `cascade serve` is flag handling and logging
+ * around `startCascade`; tests and embedders start the same service.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { Config, LoadResult } from './config/types.js';
+import { StartupError } from './errors.js';
+import type { AdminServer } from './http/admin-server.js';
+import { ProxyServer } from './http/server.js';
+import type { ProxyMetrics } from './metrics.js';
+import type { MethodRegistry } from './protocol/method-registry.js';
+import { QuotaFlusher } from './quota/quota-flusher.js';
+import type { RolloverEvent } from './quota/rollover.js';
+import { acquireServerLock, releaseServerLock } from './quota/server-lock.js';
+import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
+import { LocalUsageLedger } from './quota/usage-ledger.js';
+import type { RedisCoordinator } from './cluster/redis-coordinator.js';
+import { topologyTarget } from './cluster/topology-target.js';
+import { MONOTONIC_CLOCK } from './clock.js';
+import { applyReload, type ReloadOutcome } from './service-reload.js';
+import { joinFleet, logNodes, logRollover, startAdmin, startTimers } from './service-parts.js';
+
+/** How to start cascade. */
+export interface CascadeOptions {
+  readonly config: Config;
+  readonly registry: MethodRegistry;
+  readonly logger: Logger;
+  readonly version: string;
+  /** Absolute path of quotas.json. */
+  readonly quotasPath: string;
+  /** Re-reads the config for a reload; absent: reloads are refused (the demo has no file). */
+  readonly reloadSource?: () => LoadResult;
+  /** Override server.host / server.port (CLI flags). */
+  readonly host?: string | undefined;
+  readonly port?: number | undefined;
+  readonly accessLog?: boolean | undefined;
+  /** The startup log line (default 'cascade serving'). */
+  readonly description?: string;
+  readonly clock?: Clock;
+  readonly metrics?: ProxyMetrics;
+}
+
+/** What a stopped service leaves behind, for the shutdown summary. */
+export interface ShutdownSummary {
+  /** 0, or 1 when the final quotas.json write failed. */
+  readonly code: 0 | 1;
+  readonly requests: ReturnType<ProxyServer['requestCounts']>;
+  /** Credits booked this period, per node. */
+  readonly usage: Record<string, number>;
+}
+
+/** A running cascade. */
+export interface Cascade {
+  readonly server: ProxyServer;
+  /** The bound admin port, when `server.admin_port` is set. */
+  readonly adminPort: number | undefined;
+  readonly quotasPath: string;
+  /** Re-reads the config and every price list, all or nothing; logs and returns the result. */
+  reload(): ReloadOutcome;
+  /** Drains, writes usage once, releases the lock. Calling it again returns the same promise. */
+  close(): Promise<ShutdownSummary>;
+}
+
+/** Logs one line per node (URLs redacted) and where the service listens. */
+function logStartup(options: CascadeOptions, server: ProxyServer): void {
+  logNodes(server.nodes(), options.logger);
+  const host = options.host ?? server.config.server.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
+  const fields = {
+    url,
+    nodes: server.nodes().length,
+    metrics: server.config.server.enableMetrics,
+    quotas: options.quotasPath,
+  };
+  options.logger.info(fields, options.description ?? 'cascade serving');
+}
+
+/** Starts cascade: restores usage, listens, claims the quotas file, starts the timers. */
+export async function startCascade(options: CascadeOptions): Promise<Cascade> {
+  const { config, logger, quotasPath } = options;
+  const clock = options.clock ?? MONOTONIC_CLOCK;
+  const shared = config.cluster?.redisUrl !== undefined;
+  const ledger = shared ? new SharedUsageLedger() : new LocalUsageLedger();
+  let server: ProxyServer | undefined;
+  let admin: AdminServer | undefined;
+  let coordinator: RedisCoordinator | undefined;
+  const flusher = new QuotaFlusher({
+    ledger,
+    path: quotasPath,
+    nodes: () => server?.nodes() ?? config.nodes,
+    now: () => new Date(clock.wallNow()),
+  });
+  try {
+    logRollover(logger, (await flusher.restore()).events);
+    server = ProxyServer.create({
+      config,
+      registry: options.registry,
+      logger,
+      usage: ledger,
+      version: options.version,
+      host: options.host,
+      port: options.port,
+      accessLog: options.accessLog,
+      clock: options.clock,
+      metrics: options.metrics,
+    });
+    if (shared) {
+      const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
+      const target = topologyTarget(server.topology, ledger, clock, onRollover);
+      coordinator = await joinFleet(
+        config.cluster,
+        target,
+        ledger as SharedUsageLedger,
+        clock,
+        logger,
+      );
+      const joined = coordinator;
+      server.metrics.setClusterSource(() => joined.sample());
+    }
+    await server.listen();
+    const nodes = server.nodes.bind(server);
+    admin = await startAdmin(config.server.adminPort, nodes, ledger, flusher, logger, coordinator);
+    acquireServerLock(quotasPath, admin?.port ?? null);
+  } catch (err) {
+    await admin?.close();
+    await coordinator?.stop();
+    await server?.close(0);
+    if (err instanceof Error && !(err instanceof StartupError) && server) {
+      throw new StartupError(
+        `cannot claim ${quotasPath}: ${err.message}`,
+        'make sure its directory exists and is writable',
+      );
+    }
+    throw err;
+  }
+  const running = server;
+  const stopTimers = startTimers({
+    logger,
+    quotasPath,
+    flushSeconds: config.server.quotaFlushSeconds,
+    nodes: () => running.nodes(),
+    ledger,
+    flusher,
+  });
+  logStartup(options, running);
+  let closing: Promise<ShutdownSummary> | undefined;
+
+  const close = async (): Promise<ShutdownSummary> => {
+    stopTimers();
+    await admin?.close();
+    await running.close();
+    // Sends what the last requests booked before the final write keeps the rest as unsent.
+    await coordinator?.stop();
+    let code: 0 | 1 = 0;
+    try {
+      await flusher.close();
+    } catch (err) {
+      logger.error({ err: (err as Error).message, file: quotasPath }, 'final quota write failed');
+      code = 1;
+    }
+    releaseServerLock(quotasPath);
+    const usage = Object.fromEntries(
+      [...ledger.snapshot()].map(([name, entry]) => [name, entry.used]),
+    );
+    return { code, requests: running.requestCounts(), usage };
+  };
+
+  return {
+    server: running,
+    adminPort: admin?.port,
+    quotasPath,
+    reload: () => {
+      if (closing === undefined) return applyReload(running, flusher, logger, options.reloadSource);
+      logger.warn('shutting down; reload ignored');
+      return { ok: false, problems: ['shutting down; reload ignored'] };
+    },
+    close: () => (closing ??= close()),
+  };
+}
