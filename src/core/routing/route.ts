@@ -5,7 +5,7 @@
  * up an upstream's error beats a synthetic one. The first attempt — the common request is one
  * attempt, answered — runs as plain callbacks; anything after it is an async loop.
  */
-import type { ForwardHeaders } from '../node/http-transport.js';
+import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
 import {
@@ -31,8 +31,6 @@ class RequestRoute<T> implements Candidate, CandidateGroup {
   attempts = 0;
   credits = 0;
   round: AdmissionRound;
-  /** The attempt in flight came from waiting for a permit: a fresh round follows it. */
-  afterWait = false;
   /** The last upstream error answer worth relaying if no node does better. */
   held: Attempt | undefined = undefined;
   /** Unknown errors awaiting a second opinion (created on the first one). */
@@ -152,24 +150,23 @@ async function retry(state: RequestRoute<unknown>): Promise<RouteResult> {
     const now = ctx.clock.now();
     if (now >= state.deadline) return state.giveUp('timeout');
     let attempt = state.walk(now);
+    let waited = false;
     if (attempt === undefined) {
       const end = endOfRound(state.round, ctx.table(), state.deadline - now);
       if (end.kind === 'exhausted' || end.kind === 'timeout') return state.giveUp(end.kind);
       if (end.kind === 'fail_open') state.failOpen = true;
       attempt = await waitOutRound(end, state, state.round, state.deadline, ctx);
-      state.afterWait = attempt !== undefined;
       if (attempt === undefined) {
         state.newRound(ctx.clock.now());
         continue;
       }
+      waited = true;
     }
     await settleAttempt(attempt, request.body, state.headers, true, ctx.clock.now());
     const result = state.settle(attempt);
     if (result !== undefined) return result;
-    if (state.afterWait) {
-      state.afterWait = false;
-      state.newRound(ctx.clock.now());
-    }
+    // An attempt that came from waiting for a permit ends its round: a fresh one follows.
+    if (waited) state.newRound(ctx.clock.now());
   }
 }
 
