@@ -1,8 +1,8 @@
-import cluster from 'node:cluster';
 /**
  * `cascade serve --workers N`: the primary forks N workers that share the listening port, and
  * owns quotas.json, the lock and the admin listener; each worker serves (core/service-*.ts).
  */
+import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import {
   runCascadeWorker,
@@ -12,7 +12,8 @@ import {
   type MethodRegistry,
 } from '../core/index.js';
 import type { ExitCode } from './io.js';
-import type { ServeOptions, handleSignals } from './serve.js';
+import type { ServeOptions } from './serve.js';
+import type { ServeSignals } from './serve-signals.js';
 import { packageVersion } from './version.js';
 
 /** The demo's mock nodes live in the primary; workers get their URLs from here. */
@@ -27,7 +28,7 @@ export async function runPrimary(
     readonly quotasPath: string;
     readonly log: Logger;
     readonly reloadSource: (() => LoadResult) | undefined;
-    readonly signals: ReturnType<typeof handleSignals>;
+    readonly signals: ServeSignals;
   },
 ): Promise<ExitCode> {
   const { log, signals } = ctx;

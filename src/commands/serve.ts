@@ -1,7 +1,7 @@
+/** `cascade serve`: flags, config and logging; startCascade (core/service.ts) does the rest. */
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import type { Logger } from 'pino';
 import {
   MethodRegistry,
   loadConfig,
@@ -15,6 +15,7 @@ import type { CommandIo, ExitCode } from './io.js';
 import { MOCK_NODES_CONFIG, configSource, loadOrFail } from './load-or-fail.js';
 import { createLogger } from './logger.js';
 import { runPrimary, runWorker } from './serve-cluster.js';
+import { handleSignals } from './serve-signals.js';
 import { packageVersion } from './version.js';
 
 /** Flags of `cascade serve`. */
@@ -26,36 +27,6 @@ export interface ServeOptions {
   readonly accessLog?: boolean | undefined;
   readonly quotas?: string | undefined;
   readonly workers?: number | 'auto' | undefined;
-}
-
-/** What serve needs of whatever it runs: reload on SIGHUP. */
-export interface Reloadable {
-  reload(): unknown;
-}
-
-/**
- * Signal handling, installed before the server starts (its startup line may be answered by a
- * signal at once): the first SIGINT/SIGTERM resolves `stopped`, SIGHUP reloads. The handlers
- * stay installed, so a second Ctrl-C during the drain cannot kill the process before the final
- * quota write.
- */
-export function handleSignals(log: Logger): {
-  stopped: Promise<NodeJS.Signals>;
-  serving(running: Reloadable): void;
-} {
-  let running: Reloadable | undefined;
-  process.on('SIGHUP', () => void running?.reload());
-  const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals): void => {
-      if (stopping) log.warn({ signal }, 'already shutting down; finishing in-flight requests');
-      stopping = true;
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  return { stopped, serving: (r) => (running = r) };
 }
 
 /** `cascade serve`: run the proxy until SIGINT/SIGTERM; reload on SIGHUP. */
