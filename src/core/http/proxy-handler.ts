@@ -3,7 +3,7 @@ import type { BlockList } from 'node:net';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { RequestOutcome, type ProxyMetrics } from '../metrics.js';
-import type { ForwardHeaders } from '../node/http-transport.js';
+import type { ForwardHeaders } from '../node/attempt-response.js';
 import { UpstreamStream } from '../node/upstream-stream.js';
 import { ERROR_MESSAGE, RPC_ERROR } from '../protocol/error-body.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';

@@ -1,14 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import { MONOTONIC_CLOCK, type Clock } from '../clock.js';
 import type { Config, NodeConfig } from '../config/types.js';
-import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics, type QuotaSample } from '../metrics.js';
+import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js';
 import { createPromMetrics } from '../prom-metrics.js';
 import { DeadlineQueue } from '../node/deadline-queue.js';
-import { nextReset } from '../quota/billing-period.js';
-import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { RouteEvents } from '../routing/attempt.js';
-import { Topology, type TopologyDiff, type UsageProvider } from '../routing/topology.js';
+import { Topology, type TopologyDiff } from '../routing/topology.js';
 import { trustedProxyList } from './client-address.js';
 import { CorsPolicy } from './cors.js';
 import { drainServer } from './drain.js';
@@ -17,49 +14,19 @@ import { listen } from './listen.js';
 import { listenerOptions } from './listener-options.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
 import { sendBytes, sendJson, sendStatus } from './respond.js';
+import { healthSamples, quotaSamples } from './server-samples.js';
+import { sameValue, type ProxyServerOptions } from './server-options.js';
+
+export type { ProxyServerOptions } from './server-options.js';
 
 const RANK_INTERVAL_MS = 1000;
 /** How long shutdown waits for in-flight requests before closing their connections. */
 export const DRAIN_TIMEOUT_MS = 10_000;
 
-/** How to start a proxy server. */
-export interface ProxyServerOptions {
-  readonly config: Config;
-  readonly registry: MethodRegistry;
-  readonly logger: Logger;
-  readonly usage: UsageProvider;
-  readonly version: string;
-  /** Default: prom-client metrics when server.enable_metrics, else none. */
-  readonly metrics?: ProxyMetrics;
-  readonly clock?: Clock;
-  /** Override server.host / server.port (CLI flags). */
-  readonly host?: string | undefined;
-  readonly port?: number | undefined;
-  readonly accessLog?: boolean;
-  readonly budgetMs?: number;
-  readonly attemptTimeoutMs?: number;
-  /** Hears every node penalty (seconds) and recovery (0): workers pass them to the others. */
-  readonly onNodeHealth?: (node: string, seconds: number) => void;
-  /** Where /health and /metrics come from when this process is one of several workers. */
-  readonly fleetView?: {
-    health(): Promise<HealthReport>;
-    metrics(): Promise<string>;
-  };
-  /** Extra routes (admin, quota) tried before the 404. Return true when handled. */
-  readonly extraRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
-}
-
 function pathOf(url: string | undefined): string {
   if (!url) return '/';
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
-}
-
-/** Whether two `[server]` values are equal (lists compare by content). */
-function sameValue(a: unknown, b: unknown): boolean {
-  return Array.isArray(a) && Array.isArray(b)
-    ? a.length === b.length && a.every((item, i) => item === b[i])
-    : a === b;
 }
 
 /** The proxy: HTTP listener(s), topology, ranking loop, graceful shutdown. */
@@ -166,7 +133,7 @@ export class ProxyServer {
         throw err;
       }
     }
-    proxy.metrics.setQuotaSource(() => proxy.#quotaSamples());
+    proxy.metrics.setQuotaSource(() => quotaSamples(proxy.topology.table.all, new Date()));
     proxy.#tick();
     proxy.#rankTimer = setInterval(() => proxy.#tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
@@ -181,16 +148,6 @@ export class ProxyServer {
       bad_gateway: counts[2]!,
       timeout: counts[3]!,
     };
-  }
-
-  #quotaSamples(): QuotaSample[] {
-    const today = new Date();
-    return this.topology.table.all.map((node) => ({
-      name: node.name,
-      used: node.usage.used,
-      threshold: node.config.spilloverThreshold,
-      periodEnd: Date.parse(`${nextReset(today, node.config.resetDay)}T00:00:00Z`) / 1000,
-    }));
   }
 
   /** The bound port of the main listener. */
@@ -258,12 +215,7 @@ export class ProxyServer {
   #tick(): void {
     this.topology.rank();
     const now = this.#clock.now();
-    const samples = this.topology.table.all.map((node) => ({
-      name: node.name,
-      tier: node.config.tier,
-      healthy: !node.penalty.isActive(now),
-      emaSeconds: node.ema.isMeasured ? node.ema.micros / 1e6 : NaN,
-    }));
+    const samples = healthSamples(this.topology.table.all, now);
     this.metrics.publishHealth(samples);
     this.#logPenaltyChanges(now);
     const healthy = samples.filter((sample) => sample.healthy).length;

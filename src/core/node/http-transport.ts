@@ -10,39 +10,14 @@ import { Client, Pool, type Dispatcher } from 'undici';
 import type { DeadlineQueue } from './deadline-queue.js';
 import { Expiring } from './deadline-queue.js';
 import { isResultFirst } from './result-first.js';
+import type { AttemptCallback, AttemptResponse, ForwardHeaders } from './attempt-response.js';
+import { nodeRequestHeaders, rawHeader } from './upstream-headers.js';
 import { UpstreamStream, type UpstreamControl } from './upstream-stream.js';
 
 /** Largest upstream answer buffered for one attempt. */
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
 /** Answers larger than this may be streamed instead of buffered. */
 export const STREAM_THRESHOLD = 64 * 1024;
-
-/** What one attempt produced. */
-export type AttemptResponse =
-  | {
-      readonly kind: 'answer';
-      readonly status: number;
-      readonly contentType: string | undefined;
-      readonly retryAfter: string | undefined;
-      readonly body: Buffer;
-    }
-  /** A large successful answer being relayed: the caller must pipe or abort `stream`. */
-  | {
-      readonly kind: 'stream';
-      readonly status: number;
-      readonly contentType: string | undefined;
-      readonly stream: UpstreamStream;
-    }
-  /** No usable response: connect/DNS/TLS failure, reset, or the deadline before headers. */
-  | {
-      readonly kind: 'transport_error';
-      readonly reason: string;
-      readonly timedOut: boolean;
-      /** False when the request was never written to a connection (the node never saw it). */
-      readonly sent: boolean;
-    }
-  /** Headers arrived but the body did not (deadline, reset, or over the size cap). */
-  | { readonly kind: 'body_error'; readonly reason: string; readonly timedOut: boolean };
 
 /** How a node's connections are kept. */
 export interface TransportOptions {
@@ -59,54 +34,8 @@ export interface TransportOptions {
 /** Connection failures that can mean "the upstream closed this idle connection as we sent". */
 const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
-/** Receives an attempt's response, with the caller's token (so it need not be a closure). */
-export type AttemptCallback<T> = (response: AttemptResponse, token: T) => void;
-
-/** Extra request headers copied from the client (already lower-case). */
-export type ForwardHeaders = Record<string, string> | undefined;
-
 const CONTENT_TYPE = Buffer.from('content-type', 'latin1');
 const RETRY_AFTER = Buffer.from('retry-after', 'latin1');
-
-/** True when `name` equals the lower-case ASCII `expected`, ignoring case. */
-function isHeader(name: Buffer, expected: Buffer): boolean {
-  if (name.length !== expected.length) return false;
-  for (let i = 0; i < name.length; i++) {
-    // ORing 0x20 lower-cases ASCII letters; `expected` holds only letters and '-'.
-    if ((name[i]! | 0x20) !== expected[i]) return false;
-  }
-  return true;
-}
-
-/**
- * The first value of a header in undici's raw list (name, value, name, value…). Reading the
- * two headers we need straight from the bytes skips building a header object per answer.
- */
-function rawHeader(raw: readonly Buffer[] | undefined, name: Buffer): string | undefined {
-  if (raw === undefined) return undefined;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (isHeader(raw[i]!, name)) return raw[i + 1]!.toString('latin1');
-  }
-  return undefined;
-}
-
-/**
- * The headers every request to a node carries, built once: the configured ones, HTTP Basic
- * credentials from the URL's user:password (percent-decoded, as browsers and viem do), and
- * the content type. Secrets: never logged.
- */
-export function nodeRequestHeaders(
-  url: URL,
-  configured: Readonly<Record<string, string>>,
-): Readonly<Record<string, string>> {
-  const headers: Record<string, string> = { ...configured };
-  if (url.username !== '' || url.password !== '') {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    headers.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
-  }
-  headers['content-type'] = 'application/json';
-  return Object.freeze(headers);
-}
 
 function describe(err: Error): string {
   const e = err as Error & { code?: string; cause?: { code?: string } };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeRequestHeaders } from './http-transport.js';
+import { nodeRequestHeaders } from './upstream-headers.js';
 
 const basic = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
 

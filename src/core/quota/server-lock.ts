@@ -15,25 +15,11 @@
  * the same stale lock finds the token taken and loses; the lock is never seen half-written.
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  linkSync,
-  openSync,
-  readFileSync,
-  readSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { StartupError } from '../errors.js';
+import { createExclusive, readText, readVersion, type LockVersion } from './lock-file-io.js';
 
 /** What the lock file says, for a holder that is alive. */
 export interface ServerLock {
@@ -64,14 +50,6 @@ interface LockFile {
 /** The lock file of a quotas file. */
 export function lockPathOf(quotasPath: string): string {
   return `${quotasPath}.lock`;
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
 }
 
 /** This boot of the kernel (shared by the containers of one host); '' where unknown. */
@@ -175,76 +153,6 @@ function inUse(quotasPath: string, holder: ServerLock): StartupError {
       ? 'two servers sharing one usage file would overwrite each other: stop the other one, or give this one its own quotas_path / --quotas'
       : `two servers sharing one usage file would overwrite each other: stop the one on ${holder.host}, or give this one its own quotas_path; a lock its holder stopped refreshing is taken over after ${STALE_AFTER_MS / 1000} s`,
   );
-}
-
-/** Codes of file systems that cannot make hard links (exFAT, some network and FUSE mounts). */
-const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
-
-/** Creates `path` holding `content` unless it exists (false then); never half-written. */
-function createExclusive(path: string, temp: string, content: string): boolean {
-  try {
-    linkSync(temp, path);
-    return true;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code === undefined || !NO_HARD_LINKS.has(code)) throw lockError(path, err);
-  }
-  let fd: number;
-  try {
-    fd = openSync(path, 'wx');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw lockError(path, err);
-  }
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  return true;
-}
-
-function lockError(path: string, err: unknown): StartupError {
-  const cause = err as NodeJS.ErrnoException;
-  return new StartupError(
-    `cannot create the lock ${path}: ${cause.code ?? cause.message}`,
-    "the quotas file's directory must exist and be writable by this user",
-  );
-}
-
-/** A version of the lock file: its bytes, and what tells this file apart from any other. */
-interface LockVersion {
-  readonly text: string;
-  /** Inode and modification time, read from the same open file as the bytes. */
-  readonly identity: string;
-}
-
-/** Reads the lock file (undefined when there is none). */
-function readVersion(path: string): LockVersion | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd, { bigint: true });
-    const bytes = Buffer.alloc(Number(stat.size));
-    let read = 0;
-    while (read < bytes.length) {
-      const n = readSync(fd, bytes, read, bytes.length - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return {
-      text: bytes.toString('utf8', 0, read).trim(),
-      identity: `${stat.ino}-${stat.mtimeNs}`,
-    };
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** The takeover token of one stale lock version: only one process can create it. */

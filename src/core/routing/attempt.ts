@@ -8,7 +8,7 @@
  */
 import type { Clock } from '../clock.js';
 import { AttemptOutcome } from '../metrics.js';
-import type { AttemptResponse, ForwardHeaders } from '../node/http-transport.js';
+import type { AttemptResponse, ForwardHeaders } from '../node/attempt-response.js';
 import { penaltySeconds } from '../node/penalty.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import type { StreamEnd } from '../node/upstream-stream.js';

@@ -6,7 +6,7 @@
  * the next round on another node — each node is tried at most once per element. Waiting,
  * fail-open, the error table, agreement and the 1 s budget work as for a single request.
  */
-import type { ForwardHeaders } from '../node/http-transport.js';
+import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { ERROR_MESSAGE, RPC_ERROR, errorJson } from '../protocol/error-body.js';
 import type { BatchElement } from '../protocol/rpc-request.js';

@@ -1,0 +1,24 @@
+/** What the ranking tick and the quota gauges read off the nodes (server.ts publishes them). */
+import type { NodeHealthSample, QuotaSample } from '../metrics.js';
+import type { UpstreamNode } from '../node/upstream-node.js';
+import { nextReset } from '../quota/billing-period.js';
+
+/** Each node's health at `now`, for the health gauges. */
+export function healthSamples(nodes: readonly UpstreamNode[], now: number): NodeHealthSample[] {
+  return nodes.map((node) => ({
+    name: node.name,
+    tier: node.config.tier,
+    healthy: !node.penalty.isActive(now),
+    emaSeconds: node.ema.isMeasured ? node.ema.micros / 1e6 : NaN,
+  }));
+}
+
+/** Each node's credit usage against its threshold, with its period's end (Unix seconds). */
+export function quotaSamples(nodes: readonly UpstreamNode[], today: Date): QuotaSample[] {
+  return nodes.map((node) => ({
+    name: node.name,
+    used: node.usage.used,
+    threshold: node.config.spilloverThreshold,
+    periodEnd: Date.parse(`${nextReset(today, node.config.resetDay)}T00:00:00Z`) / 1000,
+  }));
+}
