@@ -24,6 +24,7 @@ import {
   tokenAccountsJsonParsed,
 } from './compression-payloads.js';
 import { readProcess } from '../src/bench/process-stats.js';
+import { LoopbackUpstream } from './big-answer.js';
 import { startOneNodeProxy } from './one-node-proxy.js';
 
 const REPO_ROOT = path.resolve('.');
@@ -52,7 +53,7 @@ type Kind = (typeof KINDS)[number];
 const REQUEST = '{"jsonrpc":"2.0","id":1,"method":"getProgramAccounts","params":["x"]}';
 
 /** An upstream answering whatever `answer` holds now. */
-class FixedUpstream {
+class FixedUpstream extends LoopbackUpstream {
   answer: Buffer = Buffer.alloc(0);
   readonly server: Server = createServer((req, res) => {
     req.resume();
@@ -61,16 +62,6 @@ class FixedUpstream {
       res.end(this.answer);
     });
   });
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
 }
 
 /** One POST; resolves with the bytes on the wire (kept only when `keep`) and their count. */

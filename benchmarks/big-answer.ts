@@ -18,8 +18,24 @@ export const PROGRAM_ACCOUNTS_REQUEST = JSON.stringify({
   params: ['x'],
 });
 
+/** A local HTTP upstream of a benchmark: `server` listens on 127.0.0.1, port 0. */
+export abstract class LoopbackUpstream {
+  abstract readonly server: Server;
+
+  /** Listens on 127.0.0.1; resolves with the URL. */
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
 /** An upstream answering `size` bytes (settable between requests); notes its last byte. */
-export class BigAnswerUpstream {
+export class BigAnswerUpstream extends LoopbackUpstream {
   size = 4096;
   /** performance.now() when the last answer's last byte was handed to the socket. */
   lastByteAt = 0;
@@ -40,17 +56,6 @@ export class BigAnswerUpstream {
       pump();
     });
   });
-
-  /** Listens on 127.0.0.1; resolves with the URL. */
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
 }
 
 /** POSTs the request and counts the answer's bytes; notes when the first one arrived. */
