@@ -36,7 +36,7 @@ function attempts(text: string, node: string, outcome: string): number {
   return match ? Number(match[1]) : NaN;
 }
 
-describe('answer classification through the proxy (behaviour.md §4.7)', () => {
+describe('answer classification through the proxy (docs/routing.md §3)', () => {
   it.each([
     // [row, fault, client status, answered by, faulty node penalized, outcome]
     ['1 connection closed', { kind: 'close' }, 200, 'healthy', true, 'transport_error'],

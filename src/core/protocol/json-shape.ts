@@ -1,7 +1,7 @@
 /**
  * Byte-level JSON check for small upstream answers.
  *
- * behaviour.md §4.7 has every small body (≤ 512 B) validated, so a node that answers garbage
+ * docs/routing.md §3 has every small body (≤ 512 B) validated, so a node that answers garbage
  * or a JSON-RPC error is caught. Nearly all of those bodies are plain results, and decoding
  * plus parsing each one only to learn "valid object without `error`" costs more than the rest
  * of the hop. This scan answers that from the bytes in one pass without allocating, and says

@@ -10,7 +10,7 @@ import {
 
 describe('periodStart', () => {
   it.each([
-    // behaviour.md §6 examples
+    // reset_day examples (README, "Credits and `cascade quota`")
     ['2026-08-17', 1, '2026-08-01'],
     ['2026-08-15', 15, '2026-08-15'],
     ['2026-08-14', 15, '2026-07-15'],

@@ -6,7 +6,7 @@ import type { QuotaEntry } from './usage-ledger.js';
 const snapshotOf = (entries: [string, QuotaEntry][]) => new Map(entries);
 
 describe('formatQuotaFile', () => {
-  it('writes the exact format of behaviour.md §6', () => {
+  it('writes the exact format the README documents', () => {
     const text = formatQuotaFile(snapshotOf([['helius', { used: 0, periodStart: '2026-08-15' }]]));
     expect(text).toBe('{\n  "helius": {\n    "used": 0,\n    "period_start": "2026-08-15"\n  }\n}');
   });
