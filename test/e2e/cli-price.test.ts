@@ -1,0 +1,203 @@
+/**
+ * The built `cascade` binary, as an operator runs it: price, and secrets kept out of the
+ * output of every config command. Run `npm run build` first.
+ */
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { balancerToml, nodeFields, priceListToml } from '../support/config-files.js';
+import { REPO_ROOT, assertBuilt, runCli, type CliResult } from '../support/cli-process.js';
+import { json, lines } from '../support/cli-output.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+const MOCK_CONFIG = 'config/balancer_config/mock_nodes.toml';
+
+beforeAll(() => assertBuilt());
+
+const temp = useTempDir('cascade-cli-');
+
+describe('cascade price', () => {
+  it('prints each method on each node in tier order', async () => {
+    const result = await runCli(['price', 'getBalance', 'foo', '--config', MOCK_CONFIG]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const rows = lines(result.stdout)
+      .filter((line) => line.startsWith('│'))
+      .map((line) =>
+        line
+          .split('│')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
+    expect(rows).toEqual([
+      ['method', 'node', 'tier', 'credits', 'source'],
+      ['getBalance', 'Helius-1', '0', '1', 'routing'],
+      ['getBalance', 'Helius-2', '0', '1', 'routing'],
+      ['getBalance', 'Alchemy-1', '1', '10', 'routing'],
+      ['getBalance', 'Alchemy-2', '1', '10', 'routing'],
+      ['getBalance', 'Triton-1', '2', '1', 'routing'],
+      ['getBalance', 'public-mirror', '2', '1', 'routing'],
+      ['foo', 'Helius-1', '0', 'not priced (node skipped)', '—'],
+      ['foo', 'Helius-2', '0', 'not priced (node skipped)', '—'],
+      ['foo', 'Alchemy-1', '1', '20', 'unknown_method_cost'],
+      ['foo', 'Alchemy-2', '1', '20', 'unknown_method_cost'],
+      ['foo', 'Triton-1', '2', '1', 'unknown_method_cost'],
+      ['foo', 'public-mirror', '2', '1', 'unknown_method_cost'],
+    ]);
+    expect(result.stdout).toContain('getBalance: first choice Helius-1 (tier 0) at 1 credit(s)');
+    expect(result.stdout).toContain('foo: first choice Alchemy-1 (tier 1) at 20 credit(s)');
+  });
+
+  it('prints prices as JSON with --json', async () => {
+    const result = await runCli(['price', 'getBalance', 'foo', '--config', MOCK_CONFIG, '--json']);
+    expect(result.code).toBe(0);
+    const output = json(result);
+    expect(output.path).toBe(path.join(REPO_ROOT, MOCK_CONFIG));
+    const prices = output.prices as Array<Record<string, unknown>>;
+    expect(prices).toHaveLength(12);
+    expect(prices[0]).toEqual({
+      method: 'getBalance',
+      node: 'Helius-1',
+      tier: 0,
+      cost: 1,
+      source: 'routing',
+    });
+    expect(prices[6]).toEqual({
+      method: 'foo',
+      node: 'Helius-1',
+      tier: 0,
+      cost: null,
+      source: null,
+    });
+    expect(prices[8]).toEqual({
+      method: 'foo',
+      node: 'Alchemy-1',
+      tier: 1,
+      cost: 20,
+      source: 'unknown_method_cost',
+    });
+  });
+
+  it('treats method names case-sensitively', async () => {
+    const result = await runCli(['price', 'getbalance', '--config', MOCK_CONFIG, '--json']);
+    const prices = json(result).prices as Array<Record<string, unknown>>;
+    expect(prices[0]).toMatchObject({ node: 'Helius-1', cost: null });
+    expect(prices[2]).toMatchObject({ node: 'Alchemy-1', cost: 20, source: 'unknown_method_cost' });
+  });
+
+  it('says when no node prices a method', async () => {
+    temp.write({
+      'config.toml': balancerToml({
+        nodes: [nodeFields('only', { provider_pricing_path: 'prices.toml' })],
+      }),
+      'prices.toml': priceListToml({ routing: { getBalance: 0 } }),
+    });
+    const result = await runCli(['price', 'getBalance', 'getSlot', '--config', 'config.toml'], {
+      cwd: temp.dir,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('getBalance: first choice only (tier 0) at 0 credit(s)');
+    expect(result.stdout).toContain('getSlot: no node prices it; requests for it get 502');
+  });
+
+  it('refuses a broken config with one line per problem and exits 1', async () => {
+    temp.write({ 'config.toml': balancerToml({ nodes: [nodeFields('a', { tier: -1 })] }) });
+    const result = await runCli(['price', 'getBalance', '--config', 'config.toml'], {
+      cwd: temp.dir,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('nodes[0].tier: must be between 0 and 255, got -1');
+    expect(result.stderr).toContain('cascade validate-config shows every problem');
+  });
+});
+
+describe('secrets stay out of CLI output', () => {
+  const SECRET = 'sk_live_SECRET123';
+  const LITERAL = 'sk_live_LITERAL999';
+
+  function writeKeyedConfig(extraNodes: ReturnType<typeof nodeFields>[] = []): void {
+    const priced = { provider_pricing_path: 'prices.toml' };
+    temp.write({
+      'config.toml': balancerToml({
+        nodes: [
+          nodeFields('keyed', {
+            ...priced,
+            url: 'https://rpc.example.com/v2/$CASCADE_SECRET/rpc?api-key=${CASCADE_SECRET}&x=1',
+          }),
+          nodeFields('over-http', {
+            ...priced,
+            tier: 1,
+            url: 'http://rpc.example.net/$CASCADE_SECRET?token=$CASCADE_SECRET',
+          }),
+          nodeFields('literal', {
+            ...priced,
+            tier: 2,
+            url: `https://user:${LITERAL}@rpc.example.org/?api-key=${LITERAL}`,
+          }),
+          ...extraNodes,
+        ],
+      }),
+      'prices.toml': priceListToml({ limits: { unknown_method_cost: 1 } }),
+    });
+  }
+
+  const COMMANDS: ReadonlyArray<readonly string[]> = [
+    ['validate-config', '--config', 'config.toml'],
+    ['validate-config', '--config', 'config.toml', '--json'],
+    ['price', 'getBalance', 'getSlot', '--config', 'config.toml'],
+    ['price', 'getBalance', 'getSlot', '--config', 'config.toml', '--json'],
+  ];
+
+  function expectNoSecret(result: CliResult): void {
+    for (const secret of [SECRET, LITERAL]) {
+      expect(result.stdout).not.toContain(secret);
+      expect(result.stderr).not.toContain(secret);
+    }
+  }
+
+  it.each(COMMANDS.map((args) => [args.join(' '), args] as const))(
+    'never prints the key with `%s`',
+    async (_name, args) => {
+      writeKeyedConfig();
+      const result = await runCli(args, { cwd: temp.dir, env: { CASCADE_SECRET: SECRET } });
+      expect(result.code).toBe(0);
+      expectNoSecret(result);
+      expect(result.stdout).toContain('keyed');
+      if (args[0] === 'validate-config') {
+        expect(result.stdout).toContain('https://rpc.example.com/v2/***/rpc?api-key=***&x=***');
+        expect(result.stdout).toContain('https://***@rpc.example.org/?api-key=***');
+        expect(result.stdout).toContain(
+          "node 'over-http' sends what looks like an API key over plain http",
+        );
+      }
+    },
+  );
+
+  it.each(COMMANDS.map((args) => [args.join(' '), args] as const))(
+    'never prints the key with `%s` on a broken config',
+    async (_name, args) => {
+      writeKeyedConfig([
+        nodeFields('whole-url-is-key', { url: '$CASCADE_SECRET', tier: 3 }),
+        nodeFields('bad-scheme', { url: 'ftp://$CASCADE_SECRET@host/', tier: 3 }),
+        nodeFields('unterminated', { url: `https://h/\${CASCADE_SECRET?k=${LITERAL}`, tier: 3 }),
+        nodeFields('zero', { url: 'https://h/?k=$CASCADE_SECRET', rps_limit: 0 }),
+      ]);
+      const result = await runCli(args, { cwd: temp.dir, env: { CASCADE_SECRET: SECRET } });
+      expect(result.code).toBe(1);
+      expectNoSecret(result);
+      const output = result.stdout + result.stderr;
+      expect(output).toContain("invalid URL for node 'whole-url-is-key'");
+      expect(output).toContain("RPS for node 'zero' cannot be 0");
+    },
+  );
+
+  it('never prints a key that came from .env', async () => {
+    writeKeyedConfig();
+    temp.write({ '.env': `CASCADE_SECRET=${SECRET}\n` });
+    for (const args of COMMANDS) {
+      const result = await runCli(args, { cwd: temp.dir, env: { CASCADE_SECRET: undefined } });
+      expect(result.code).toBe(0);
+      expectNoSecret(result);
+    }
+  });
+});
