@@ -14,7 +14,7 @@
  *   getLatestBlockhash = "cost"          # drop a shipped default
  */
 import type { MethodRegistry } from '../protocol/method-registry.js';
-import { SHIPPED_WRITE_METHODS } from '../protocol/write-methods.js';
+import { SHIPPED_WRITE_METHODS, isSignedTransactionMethod } from '../protocol/write-methods.js';
 import { closestMatch } from './did-you-mean.js';
 import { MAX_NODES } from './node-section.js';
 import type { ProblemList } from './problem-list.js';
@@ -247,4 +247,33 @@ export function readRoutingSection(
   }
   checkNames(named, registry, file, problems);
   return { defaultStrategy, hedgeMaxShare, writeMethods, methods };
+}
+
+/** How one method is routed, as `cascade price` shows it (snake_case for --json). */
+export interface MethodStrategy {
+  readonly method: string;
+  readonly strategy: RoutingStrategy;
+  readonly hedge_after_ms: number | null;
+  readonly write: boolean;
+  /** A write whose transaction identity cascade computes (safe to resend). */
+  readonly signed: boolean;
+  readonly broadcast: number;
+}
+
+/** Describes `method`'s routing under `routing` (absent = the shipped defaults). */
+export function describeRouting(
+  routing: RoutingConfig | undefined,
+  method: string,
+): MethodStrategy {
+  const config = routing ?? shippedRouting();
+  const policy = methodRouting(config, method);
+  const write = config.writeMethods.includes(method);
+  return {
+    method,
+    strategy: policy.strategy,
+    hedge_after_ms: write ? null : (policy.hedgeAfterMs ?? null),
+    write,
+    signed: write && isSignedTransactionMethod(method),
+    broadcast: write ? policy.broadcast : 1,
+  };
 }

@@ -199,9 +199,7 @@ export function classifySingle(status: number, body: Buffer, request: unknown): 
  */
 export function classifyWrite(status: number, body: Buffer, request: unknown): Verdict {
   const verdict = classifyAnswer(status, body, false, request as RpcRequest);
-  if (verdict === NODE_HTTP_ERROR) {
-    return status === 429 || status === 503 ? WRITE_REFUSED : verdict;
-  }
+  if (status === 429 || status === 503) return verdict === SUCCESS ? verdict : WRITE_REFUSED;
   if (verdict !== REQUEST_RPC_ERROR && verdict !== NODE_RPC_ERROR) return verdict;
   const fields = errorFieldsOf(parseAnswer(body));
   if (typeof fields === 'string') return verdict;
