@@ -166,6 +166,22 @@ describe('a write whose first attempt may have landed', () => {
   });
 });
 
+describe('a write no node confirmed', () => {
+  it('a signed transaction that may have landed is "not confirmed", never "all nodes failed"', async () => {
+    const { h, clock } = await start([
+      { name: 'accepts', tier: 0, mock: { delayMs: 60_000 } },
+      { name: 'gone', tier: 1, dead: true },
+    ]);
+    const raw = await signedEvm();
+    const reply = h.post(rpc('eth_sendRawTransaction', 4, [raw]));
+    await until(() => h.mocks.accepts!.stats().accepted === 1);
+    await clock.advanceAsync(ATTEMPT_TIMEOUT_MS);
+    const answer = await reply;
+    expect(answer.status).toBe(502);
+    expect(answer.json).toMatchObject({ error: { message: WRITE_UNCONFIRMED_MESSAGE }, id: 4 });
+  });
+});
+
 describe('a write that surely did not reach its node', () => {
   it.each([
     ['the connection is refused', { name: 'first', tier: 0, dead: true }],
@@ -176,6 +192,21 @@ describe('a write that surely did not reach its node', () => {
     [
       'it answers 429',
       { name: 'first', tier: 0, mock: { fault: { kind: 'http', status: 429, body: '' } } },
+    ],
+    [
+      'it says it is behind (it refused the write)',
+      {
+        name: 'first',
+        tier: 0,
+        mock: {
+          methodErrors: Object.fromEntries(
+            ['eth_sendRawTransaction', 'eth_sendTransaction'].map((m) => [
+              m,
+              { code: -32005, message: 'Node is behind by 42 slots' },
+            ]),
+          ),
+        },
+      },
     ],
   ] as Array<[string, TestNode]>)('goes to the next node when %s', async (_case, first) => {
     const { h } = await start([first, { name: 'next', tier: 1 }]);

@@ -14,11 +14,11 @@ export const ERROR_MESSAGE = {
 } as const;
 
 /**
- * A write whose node may have received it but did not answer: cascade does not send it to
- * another node (it could land twice), and does not claim it failed.
+ * A write a node may have received without confirming it, and no node confirmed: cascade does
+ * not claim it failed (it may have landed), nor resend what it cannot identify.
  */
 export const WRITE_UNCONFIRMED_MESSAGE =
-  'Write not confirmed: the node that received it did not answer, and cascade does not resend a write it cannot identify (it could land twice); check whether it took effect before sending it again';
+  'Write not confirmed: a node that received it did not answer and no node confirmed it, so it may have taken effect; check before sending it again';
 
 /** A JSON-RPC 2.0 error object as JSON text (`idJson` is already JSON: `1`, `"a"`, `null`). */
 export function errorJson(code: number, message: string, idJson: string): string {

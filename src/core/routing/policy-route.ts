@@ -16,7 +16,14 @@ import { transactionIdentity } from '../protocol/write-methods.js';
 import { endOfRound, waitOutRound } from './admission.js';
 import { AttemptRace } from './attempt-race.js';
 import type { Attempt } from './attempt.js';
-import { ALREADY_KNOWN, WRITE_REFUSED, WRITE_THROTTLED, type Verdict } from './classify.js';
+import {
+  ALREADY_KNOWN,
+  NODE_RPC_ERROR,
+  NODE_STATE_ERROR,
+  WRITE_REFUSED,
+  WRITE_THROTTLED,
+  type Verdict,
+} from './classify.js';
 import { retry, type RequestRoute } from './request-route.js';
 import type { RouteResult } from './route-context.js';
 
@@ -69,9 +76,21 @@ interface WriteRound {
   readonly landed: boolean;
 }
 
-/** Whether a write attempt that did not succeed may still have delivered the write. */
+/** Refusals: the node answered that it did not take the write (throttled, busy, lacking state). */
+const REFUSALS: ReadonlySet<Verdict> = new Set([
+  WRITE_REFUSED,
+  WRITE_THROTTLED,
+  NODE_STATE_ERROR,
+  NODE_RPC_ERROR,
+]);
+
+/**
+ * Whether a write attempt that did not succeed may still have delivered the write: yes after a
+ * timeout, a broken answer, an unknown error or a failed gateway; no when the request was never
+ * written, or the node refused it or said the request is wrong.
+ */
 function mayHaveLanded(attempt: Attempt, verdict: Verdict): boolean {
-  if (verdict === WRITE_REFUSED || verdict === WRITE_THROTTLED) return false;
+  if (REFUSALS.has(verdict)) return false;
   const response = attempt.response;
   if (response?.kind === 'transport_error' && !response.sent) return false;
   // A final answer about the request (a revert, a bad nonce) says the node refused it.
@@ -165,7 +184,7 @@ async function routeWrite(state: Route): Promise<RouteResult> {
     const race = new AttemptRace(ctx.clock, request.body, state.headers, false);
     if (!(await admitWrites(state, race, width))) {
       const timedOut = ctx.clock.now() >= state.deadline;
-      return wrote(state, unsure(state, landed && identity === undefined, timedOut));
+      return wrote(state, unsure(state, landed, timedOut));
     }
     if (race.sent.length === 0) continue;
     width = 1; // a broadcast is the first send; retries go one node at a time
