@@ -102,9 +102,11 @@ describe('a write whose first attempt may have landed', () => {
       expect(answer.status).toBe(200);
       expect(answer.json).toEqual({ jsonrpc: '2.0', id: 7, result: viemKeccak256(raw) });
       expect(viemKeccak256(raw)).toBe(ethersKeccak256(raw));
-      // The node that answered "already known" said nothing wrong: no penalty.
+      // Nobody is penalized: "already known" is a true answer, and it shows the first node
+      // delivered the transaction (late).
       expect(h.mocks.knows!.stats()).toMatchObject({ alreadyKnown: 1 });
       expect(await statusOf(h, 'knows')).not.toBe('down');
+      expect(await statusOf(h, 'accepts')).not.toBe('down');
       const text = await h.metrics();
       expect(
         metricValue(text, 'cascade_write_outcomes_total', { outcome: 'already_known_as_success' }),
@@ -133,6 +135,7 @@ describe('a write whose first attempt may have landed', () => {
     expect(answer.json).toEqual({ jsonrpc: '2.0', id: 'a', result: signature });
     expect(h.mocks.knows!.stats()).toMatchObject({ alreadyKnown: 1 });
     expect(await statusOf(h, 'knows')).not.toBe('down');
+    expect(await statusOf(h, 'accepts')).not.toBe('down');
   });
 
   it('relays "already known" as it came when no earlier attempt of the request was sent', async () => {

@@ -111,12 +111,30 @@ function knownAnswer(state: Route, attempt: Attempt, identity: string): RouteRes
   };
 }
 
+/**
+ * A node's "already known" shows the transaction reached the network: the nodes penalized for
+ * not answering it in time had delivered it (late). Their penalty for that attempt is lifted —
+ * unless the request was failing open, when they were penalized before it.
+ */
+function forgive(state: Route, suspects: readonly Attempt[]): void {
+  if (state.failOpen) return;
+  const { clock, events } = state.ctx;
+  const now = clock.now();
+  for (const { node } of suspects) {
+    if (!node.penalty.isActive(now)) continue;
+    const since = node.penalty.since;
+    node.penalty.clear();
+    events.recovered(node, Math.round((now - since) / 100) / 10);
+  }
+}
+
 /** Reads back one round's attempts: the first success answers; the rest stay booked. */
 async function settleWrites(
   state: Route,
   race: AttemptRace,
   identity: string | undefined,
   landedBefore: boolean,
+  suspects: Attempt[],
 ): Promise<WriteRound> {
   const metrics = state.ctx.metrics;
   let landed = false;
@@ -141,11 +159,15 @@ async function settleWrites(
       else final ??= attempt;
       continue;
     }
-    if (mayHaveLanded(attempt, verdict)) landed = true;
+    if (mayHaveLanded(attempt, verdict)) {
+      landed = true;
+      if (verdict.penalty === 'now') suspects.push(attempt);
+    }
     const settled = state.settle(attempt);
     if (verdict.kind === 'final' || settled !== undefined) final ??= attempt;
   }
   if (known !== undefined) {
+    forgive(state, suspects);
     metrics.write(WriteOutcome.alreadyKnownAsSuccess);
     return { result: knownAnswer(state, known, identity!), landed: true };
   }
@@ -178,6 +200,7 @@ async function routeWrite(state: Route): Promise<RouteResult> {
   const { ctx, request, policy } = state;
   const identity = policy.signed ? transactionIdentity(request.method, request.body) : undefined;
   let landed = false;
+  const suspects: Attempt[] = [];
   let width = policy.broadcast;
   for (;;) {
     if (ctx.clock.now() >= state.deadline) return wrote(state, state.giveUp('timeout'));
@@ -188,7 +211,7 @@ async function routeWrite(state: Route): Promise<RouteResult> {
     }
     if (race.sent.length === 0) continue;
     width = 1; // a broadcast is the first send; retries go one node at a time
-    const round = await settleWrites(state, race, identity, landed);
+    const round = await settleWrites(state, race, identity, landed, suspects);
     if (round.result !== undefined) return round.result;
     landed ||= round.landed;
     // A write that may have landed goes nowhere else unless cascade can identify it.
