@@ -2,7 +2,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { ClusterConfig, NodeConfig } from './config/types.js';
-import { startAdminServer, type AdminServer } from './http/admin-server.js';
+import { handleOperatorRoute } from './admin/admin-routes.js';
+import type { Operator } from './admin/operator.js';
+import { startAdminServer, type AdminAccess, type AdminServer } from './http/admin-server.js';
 import type { QuotaFlusher } from './quota/quota-flusher.js';
 import { quotaReport } from './quota/quota-report.js';
 import type { RolloverEvent } from './quota/rollover.js';
@@ -50,7 +52,7 @@ function thresholdWatcher(nodes: NodeList, ledger: UsageLedger, logger: Logger):
   };
 }
 
-/** Starts the loopback admin listener when `port` is set (usage, resets). */
+/** Starts the admin listener when `port` is set (usage, resets, the operator's routes). */
 export async function startAdmin(
   port: number | undefined,
   nodes: NodeList,
@@ -58,6 +60,8 @@ export async function startAdmin(
   flusher: QuotaFlusher,
   logger: Logger,
   coordinator: RedisCoordinator | undefined,
+  operator?: Operator,
+  access?: AdminAccess,
 ): Promise<AdminServer | undefined> {
   if (port === undefined) return undefined;
   const report = () =>
@@ -79,12 +83,23 @@ export async function startAdmin(
         if (error) throw error;
         return report();
       },
+      routes:
+        operator && ((req, res, path) => handleOperatorRoute(req, res, path, operator, logger)),
     },
     logger,
+    access,
   );
+  const host = access?.host ?? '127.0.0.1';
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${admin.port}`;
   logger.info(
-    { url: `http://127.0.0.1:${admin.port}/admin/quota` },
-    'admin listener (loopback only)',
+    {
+      url: `${base}/admin/nodes`,
+      status_page: `${base}/status`,
+      token: access?.token !== undefined,
+    },
+    access?.token === undefined
+      ? 'admin listener (loopback only)'
+      : 'admin listener (bearer token required)',
   );
   return admin;
 }

@@ -11,11 +11,14 @@ import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
+import { FleetOperator } from './admin/fleet-operator.js';
+import type { NodeView } from './admin/node-view.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import type { Config, LoadResult } from './config/types.js';
 import { coordinatedNodes } from './cluster/coordinated-nodes.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { WorkerHub } from './cluster/worker-hub.js';
+import { WorkerAsks } from './cluster/worker-asks.js';
 import { StartupError } from './errors.js';
 import type { AdminServer } from './http/admin-server.js';
 import { fleetHealthReport, type WorkerNodeHealth } from './http/health.js';
@@ -92,6 +95,21 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     `${await aggregator.clusterMetrics()}${await registry.metrics()}`;
   let closing = false;
   let crashes = 0;
+  const asks = new WorkerAsks();
+  const live = (): Worker[] =>
+    Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
+  const operator = new FleetOperator({
+    nodes: () => config.nodes,
+    used: (name) => ledger.counter(name).used,
+    clock,
+    logger,
+    reload: () => reload(),
+    workerViews: async () =>
+      (await asks.ask(live(), (id): PrimaryCommand => ({ t: 'view', id }), tell)) as NodeView[][],
+    applyCordons: async (cordoned) => {
+      await asks.ask(live(), (id): PrimaryCommand => ({ t: 'cordon', id, cordoned }), tell);
+    },
+  });
 
   const fork = (): void => {
     const worker = cluster.fork(options.workerEnv);
@@ -103,11 +121,15 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const onMessage = (worker: Worker, message: WorkerMessage): void => {
     if (message.t === 'sync') {
       health.set(worker.id, message.health);
-      tell(worker, hub.sync(worker.id, message));
+      operator.penalties(message.penalties);
+      tell(worker, { ...hub.sync(worker.id, message), cordoned: operator.cordoned });
+    } else if (message.t === 'reply') {
+      asks.answer(message.id, message.value);
     } else if (message.t === 'ask') {
+      const cordoned = new Set(operator.cordoned);
       const answer =
         message.what === 'health'
-          ? Promise.resolve(fleetHealthReport(config.nodes, [...health.values()]))
+          ? Promise.resolve(fleetHealthReport(config.nodes, [...health.values()], cordoned))
           : renderMetrics();
       answer.then(
         (value) => tell(worker, { t: 'answer', id: message.id, value }),
@@ -143,6 +165,8 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
       flusher,
       logger,
       coordinator,
+      operator,
+      { host: config.server.adminHost, token: config.server.adminToken },
     );
     acquireServerLock(quotasPath, admin?.port ?? null);
     if (config.server.enableMetrics && config.server.metricsPort !== undefined) {
@@ -188,7 +212,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     'cascade primary: workers share the port',
   );
 
-  const reload = (): ReloadOutcome => {
+  function reload(): ReloadOutcome {
     if (closing) return { ok: false, problems: ['shutting down; reload ignored'] };
     const result = options.reloadSource?.();
     if (result?.config === undefined) {
@@ -204,6 +228,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     const diff = diffNodes(config.nodes, result.config.nodes);
     config = { ...result.config, server: config.server, cluster: config.cluster };
     flusher.applyNodeSet(config.nodes);
+    operator.retain();
     for (const worker of Object.values(cluster.workers ?? {}))
       if (worker) tell(worker, { t: 'reload' });
     logger.info(
@@ -211,7 +236,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
       `config reloaded: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}`,
     );
     return { ok: true, diff, needsRestart: [] };
-  };
+  }
 
   const close = async (): Promise<PrimarySummary> => {
     closing = true;

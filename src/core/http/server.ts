@@ -125,6 +125,7 @@ export class ProxyServer {
       accessLog: options.accessLog ?? false,
       counts: new Float64Array(REQUEST_OUTCOMES.length),
       drain: { active: false },
+      routingHeaders: server.routingHeaders,
     };
     this.#cors = CorsPolicy.from(server.corsOrigins);
     this.#server = createServer(listenerOptions(server.keepAliveTimeoutMs), (req, res) =>
@@ -263,6 +264,7 @@ export class ProxyServer {
       tier: node.config.tier,
       healthy: !node.penalty.isActive(now),
       emaSeconds: node.ema.isMeasured ? node.ema.micros / 1e6 : NaN,
+      cordoned: node.cordoned,
     }));
     this.metrics.publishHealth(samples);
     this.#logPenaltyChanges(now);
