@@ -84,7 +84,9 @@ export async function startAdmin(
         return report();
       },
       routes:
-        operator && ((req, res, path) => handleOperatorRoute(req, res, path, operator, logger)),
+        operator &&
+        ((req, res, path) =>
+          handleOperatorRoute(req, res, path, operator, logger, access?.token !== undefined)),
     },
     logger,
     access,

@@ -6,8 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { sendBytes, sendJson, sendStatus } from '../http/respond.js';
-import type { Operator } from './operator.js';
-import { statusPage } from './status-page.js';
+import type { NodesDocument, Operator } from './operator.js';
+import { renderStatusPage } from './status-page.js';
 
 const STATUS_CSP =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'";
@@ -41,6 +41,25 @@ function cordonRoute(
   );
 }
 
+function statusRoute(
+  res: ServerResponse,
+  operator: Operator,
+  protectedData: boolean,
+  logger: Logger,
+): void {
+  // The page may talk to its own origin only, and runs only its own inline code.
+  res.setHeader('content-security-policy', STATUS_CSP);
+  res.setHeader('cache-control', 'no-store');
+  const send = (doc: NodesDocument | undefined) =>
+    sendBytes(res, 200, 'text/html; charset=utf-8', renderStatusPage(doc));
+  // Behind a token the page itself is public: it carries no data, its script asks with the token.
+  if (protectedData) return send(undefined);
+  operator.nodes().then(send, (err: unknown) => {
+    logger.warn({ err }, 'status page rendered without data');
+    send(undefined);
+  });
+}
+
 function reloadRoute(res: ServerResponse, operator: Operator): void {
   const outcome = operator.reload();
   if (outcome.ok) {
@@ -56,6 +75,7 @@ export function handleOperatorRoute(
   path: string,
   operator: Operator,
   logger: Logger,
+  protectedData = false,
 ): boolean {
   if (path === '/status' || path === '/admin/nodes') {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -63,9 +83,7 @@ export function handleOperatorRoute(
       return true;
     }
     if (path === '/status') {
-      // The page may talk to its own origin only, and runs only its own inline code.
-      res.setHeader('content-security-policy', STATUS_CSP);
-      sendBytes(res, 200, 'text/html; charset=utf-8', statusPage());
+      statusRoute(res, operator, protectedData, logger);
       return true;
     }
     operator.nodes().then(
