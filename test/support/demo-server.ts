@@ -18,9 +18,13 @@ export interface Demo {
   stop(): Promise<void>;
 }
 
-/** Starts the demo with an admin listener on a free port. */
-export async function startDemo(extra: readonly string[] = []): Promise<Demo> {
+/** Starts the demo with an admin listener on a free port; `files` are written to its directory first. */
+export async function startDemo(
+  extra: readonly string[] = [],
+  files: Readonly<Record<string, string>> = {},
+): Promise<Demo> {
   const dir = makeTempDir('cascade-demo-');
+  dir.write(files);
   const process = startCli(['serve', '--demo', '--port', '0', '--admin-port', '0', ...extra], {
     cwd: dir.dir,
   });
