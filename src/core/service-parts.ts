@@ -1,7 +1,7 @@
 /** The parts of a running service shared by one process and the primary of several workers. */
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
-import type { ClusterConfig, NodeConfig } from './config/types.js';
+import type { ClusterConfig, Config, NodeConfig } from './config/types.js';
 import { handleOperatorRoute } from './admin/admin-routes.js';
 import type { Operator } from './admin/operator.js';
 import { startAdminServer, type AdminAccess, type AdminServer } from './http/admin-server.js';
@@ -16,6 +16,14 @@ import { RedisStore } from './cluster/redis-store.js';
 
 /** The node configs now in force. */
 export type NodeList = () => readonly NodeConfig[];
+
+/** The status page is on the loopback metrics port too, unless the admin data needs a token. */
+export function statusOnMetricsPort(config: Config): boolean {
+  const server = config.server;
+  return (
+    server.enableMetrics && server.metricsPort !== undefined && server.adminToken === undefined
+  );
+}
 
 /** Logs billing-period resets (startup and flush ticks). */
 export function logRollover(logger: Logger, events: readonly RolloverEvent[]): void {

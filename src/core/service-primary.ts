@@ -11,6 +11,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
+import { handleStatusRoute } from './admin/admin-routes.js';
 import { FleetOperator } from './admin/fleet-operator.js';
 import type { NodeView } from './admin/node-view.js';
 import { MONOTONIC_CLOCK } from './clock.js';
@@ -34,7 +35,14 @@ import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
 import { LocalUsageLedger } from './quota/usage-ledger.js';
 import { diffNodes } from './routing/topology.js';
 import type { ReloadOutcome } from './service-reload.js';
-import { joinFleet, logNodes, logRollover, startAdmin, startTimers } from './service-parts.js';
+import {
+  joinFleet,
+  logNodes,
+  logRollover,
+  startAdmin,
+  startTimers,
+  statusOnMetricsPort,
+} from './service-parts.js';
 import { WORKER_SYNC_MS, type PrimaryCommand, type WorkerMessage } from './service-worker.js';
 
 /** How to start the primary. */
@@ -171,7 +179,12 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     acquireServerLock(quotasPath, admin?.port ?? null);
     if (config.server.enableMetrics && config.server.metricsPort !== undefined) {
       metricsServer = createServer((req, res) => {
-        if ((req.url ?? '/').split('?')[0] !== '/metrics') return sendStatus(res, 404, 'Not Found');
+        const path = (req.url ?? '/').split('?')[0]!;
+        if (path !== '/metrics') {
+          const page =
+            statusOnMetricsPort(config) && handleStatusRoute(req, res, path, operator, logger);
+          return page ? undefined : sendStatus(res, 404, 'Not Found');
+        }
         renderMetrics().then(
           (text) => sendBytes(res, 200, registry.contentType, text),
           () => sendStatus(res, 500, 'metrics unavailable'),

@@ -21,8 +21,16 @@ import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { topologyTarget } from './cluster/topology-target.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import { applyReload, type ReloadOutcome } from './service-reload.js';
+import { handleStatusRoute } from './admin/admin-routes.js';
 import { LocalOperator } from './admin/local-operator.js';
-import { joinFleet, logNodes, logRollover, startAdmin, startTimers } from './service-parts.js';
+import {
+  joinFleet,
+  statusOnMetricsPort,
+  logNodes,
+  logRollover,
+  startAdmin,
+  startTimers,
+} from './service-parts.js';
 
 /** How to start cascade. */
 export interface CascadeOptions {
@@ -110,8 +118,12 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       clock: options.clock,
       metrics: options.metrics,
       onNodeHealth: (name, seconds) => operator?.nodeHealth(name, seconds),
+      metricsRoutes: (req, res, path) =>
+        statusOnMetricsPort(config) &&
+        operator !== undefined &&
+        handleStatusRoute(req, res, path, operator, logger),
     });
-    if (config.server.adminPort !== undefined)
+    if (config.server.adminPort !== undefined || statusOnMetricsPort(config))
       operator = new LocalOperator(server.topology, clock, logger, () => reload());
     if (shared) {
       const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);

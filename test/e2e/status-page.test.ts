@@ -56,20 +56,27 @@ async function startMeteredDemo(): Promise<Demo> {
   });
 }
 
-/** The state cell's first line of each row, by node. */
-function states(page: Page): Promise<Record<string, string>> {
-  return page.$$eval('#nodes tbody tr', (rows) =>
-    Object.fromEntries(
-      rows.map((row) => [
-        (row as HTMLElement).dataset.node!,
-        (row.querySelector('td.state')?.firstChild?.textContent ?? '').trim(),
-      ]),
-    ),
-  );
+/** The state shown in each row, by node (in table order). */
+async function states(page: Page): Promise<Record<string, string>> {
+  const shown: Record<string, string> = {};
+  for (const row of await page.locator('#nodes tbody tr').all()) {
+    const text = (await row.locator('td.state').textContent()) ?? '';
+    shown[(await row.getAttribute('data-node')) ?? ''] =
+      /^(up|penalized|cordoned|unknown)/.exec(text.trim())?.[1] ?? text;
+  }
+  return shown;
 }
 
-const polls = (page: Page): Promise<number> =>
-  page.$eval('body', (body) => Number((body as HTMLElement).dataset.polls ?? 0));
+/** How many answers the page has shown so far. */
+async function polls(page: Page): Promise<number> {
+  return Number((await page.locator('body').getAttribute('data-polls')) ?? 0);
+}
+
+/** Waits until the page has shown at least `n` answers. */
+async function pollsReach(page: Page, n: number): Promise<void> {
+  // (The page's CSP forbids evaluating strings, so this asks from outside.)
+  await expect.poll(() => polls(page)).toBeGreaterThanOrEqual(n);
+}
 
 describe.skipIf(UNAVAILABLE !== undefined)(
   `the status page in Chromium${UNAVAILABLE ? ` (skipped: ${UNAVAILABLE})` : ''}`,
@@ -83,7 +90,7 @@ describe.skipIf(UNAVAILABLE !== undefined)(
       const requested: string[] = [];
       page.on('request', (request) => requested.push(request.url()));
       await page.goto(`${demo.admin}/status`);
-      await page.waitForFunction(() => Number(document.body.dataset.polls ?? 0) >= 1);
+      await pollsReach(page, 1);
 
       const before = await states(page);
       expect(Object.keys(before)).toEqual(DEMO_NODES);
@@ -92,24 +99,22 @@ describe.skipIf(UNAVAILABLE !== undefined)(
       // Traffic while the page watches: Helius-1 is past its threshold, so Helius-2 takes it.
       for (let round = 0; round < 4; round++) {
         await Promise.all([sendRequests(demo.url, 40), sendRequests(demo.url, 40)]);
-        const seen = await polls(page);
-        await page.waitForFunction((n) => Number(document.body.dataset.polls) > n, seen);
+        await pollsReach(page, (await polls(page)) + 1);
       }
       const cordon = await fetch(`${demo.admin}/admin/nodes/Alchemy-2/cordon`, { method: 'POST' });
       expect(cordon.status).toBe(200);
       // A poll that started after the cordon returned must show it: the second one from now.
-      const seen = await polls(page);
-      await page.waitForFunction((n) => Number(document.body.dataset.polls) >= n + 2, seen);
+      await pollsReach(page, (await polls(page)) + 2);
       const after = await states(page);
       expect(after['Alchemy-2']).toBe('cordoned');
       expect(after['Helius-2']).toBe('up');
       expect(await page.textContent('#events')).toContain('Alchemy-2 cordoned');
-      const sparkPoints = await page.$eval(
-        'tr[data-node="Helius-2"] svg.spark polyline',
-        (line) => line.getAttribute('points') ?? '',
-      );
+      const sparkPoints =
+        (await page
+          .locator('tr[data-node="Helius-2"] svg.spark polyline')
+          .getAttribute('points')) ?? '';
       expect(sparkPoints.split(' ').length).toBeGreaterThan(4);
-      expect(await page.$$('.quota .threshold')).toHaveLength(4);
+      expect(await page.locator('.quota .threshold').count()).toBe(4);
 
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       expect(requested.length).toBeGreaterThan(4);
@@ -122,10 +127,7 @@ describe.skipIf(UNAVAILABLE !== undefined)(
       const context = await browser!.newContext({ javaScriptEnabled: false });
       const page = await context.newPage();
       await page.goto(`${demo.admin}/status`);
-      const rows = await page.$$eval('#nodes tbody tr', (trs) =>
-        trs.map((tr) => (tr as HTMLElement).dataset.node),
-      );
-      expect(rows).toEqual(DEMO_NODES);
+      expect(Object.keys(await states(page))).toEqual(DEMO_NODES);
       await context.close();
     });
   },

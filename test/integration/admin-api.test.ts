@@ -199,9 +199,8 @@ describe('POST /admin/nodes/{name}/cordon', () => {
     a.release();
     const finished = await Promise.all(inFlight);
     expect(finished.map((r) => r.status)).toEqual([200, 200, 200]);
-    expect(await Promise.all(finished.map((r) => r.json()))).toEqual(
-      [1, 2, 3].map((n) => expect.objectContaining({ result: n })),
-    );
+    const answers = (await Promise.all(finished.map((r) => r.json()))) as Array<{ result: number }>;
+    expect(answers.map((answer) => answer.result)).toEqual([1, 2, 3]);
 
     const health = (await (await fetch(`${s.url}/health`)).json()) as {
       status: string;
@@ -273,6 +272,18 @@ describe('POST /admin/reload', () => {
       ok: false,
       problems: ['there is no config file to reload (the demo runs built-in mock nodes)'],
     });
+  });
+});
+
+describe('the status page on the metrics port', () => {
+  it('serves the page and the table there, read-only', async () => {
+    const b = await startCounting();
+    await start([nodeConfig({ name: 'a', url: b.url })], { enableMetrics: true, metricsPort: 0 });
+    const metrics = `http://127.0.0.1:${cascade!.server.metricsPort}`;
+    expect(await (await fetch(`${metrics}/status`)).text()).toContain('<tr data-node="a">');
+    expect((await nodesOf(metrics)).nodes.map((n) => String(n.name))).toEqual(['a']);
+    const cordon = await fetch(`${metrics}/admin/nodes/a/cordon`, { method: 'POST' });
+    expect(cordon.status).toBe(404);
   });
 });
 

@@ -68,6 +68,21 @@ function reloadRoute(res: ServerResponse, operator: Operator): void {
   sendJson(res, 422, { ok: false, problems: outcome.problems });
 }
 
+/**
+ * The read-only part (the page and the table) for the loopback metrics listener, when the
+ * admin data is not behind a token; false for anything else.
+ */
+export function handleStatusRoute(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  operator: Operator,
+  logger: Logger,
+): boolean {
+  if (path !== '/status' && path !== '/admin/nodes') return false;
+  return handleOperatorRoute(req, res, path, operator, logger);
+}
+
 /** Handles the operator's routes; false when `path` is none of them. */
 export function handleOperatorRoute(
   req: IncomingMessage,

@@ -45,6 +45,8 @@ export interface ProxyServerOptions {
     health(): Promise<HealthReport>;
     metrics(): Promise<string>;
   };
+  /** Routes of the loopback metrics listener besides /metrics (the status page). True when handled. */
+  readonly metricsRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
   /** Extra routes (admin, quota) tried before the 404. Return true when handled. */
   readonly extraRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 }
@@ -326,7 +328,9 @@ export class ProxyServer {
   }
 
   #onMetricsOnly(req: IncomingMessage, res: ServerResponse): void {
-    if (pathOf(req.url) === '/metrics') return this.#serveMetrics(req, res);
+    const path = pathOf(req.url);
+    if (path === '/metrics') return this.#serveMetrics(req, res);
+    if (this.#options.metricsRoutes?.(req, res, path)) return;
     sendStatus(res, 404, 'Not Found');
   }
 
