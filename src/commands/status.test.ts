@@ -49,7 +49,7 @@ describe('renderStatus', () => {
     const text = renderStatus(doc, false);
     expect(text).not.toContain('\x1b[');
     expect(text).toMatch(
-      /│ a\s+│ 0\s+│ 1\s+│ up\s+│ 12\.5\s+│ 40 \(50\)\s+│ 2 \(∞\)\s+│ 96,000 \/ 95,000 \/ 100,000 │/,
+      /│ a\s+│ 0\s+│ 1\s+│ up\s+│ 12\.5\s+│ 40 \(50\)\s+│ 2 \(∞\)\s+│ 96,000 \/ 95,000 \/ 100,000\s+│/,
     );
     expect(text).toContain('penalized (HTTP 429, 7 s left)');
     expect(text).toContain('96,000 (unmetered)');
