@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  runSeconds,
   startRedis,
   startVariant,
   type BenchCascade,
@@ -35,7 +36,7 @@ import {
 } from './cluster-report.js';
 import { LoadClient, runWrk, writeWrkScript } from './hotpath-load.js';
 import { startMockProcess, type MockProcess } from './hotpath-mocks.js';
-import { cpuBusySeconds, cpuSeconds } from './hotpath-proc.js';
+import { cpuBusySeconds } from './hotpath-proc.js';
 
 const REPO_ROOT = path.resolve('.');
 const BODY =
@@ -59,14 +60,14 @@ async function metered<T>(
   mocks: MockProcess,
   run: () => Promise<T>,
 ): Promise<{ result: T; proxyCpu: number; mocksCpu: number; machineCpu: number; wall: number }> {
-  const before = [proxy.cpuSeconds(), cpuSeconds(mocks.pid)!, machineBusy(), performance.now()];
+  const before = [proxy.cpuSeconds(), runSeconds(mocks.pid), machineBusy(), performance.now()];
   const result = await run();
   // The proxy's last writes may be accounted a moment after the client has its answers.
   await sleep(20);
   return {
     result,
     proxyCpu: proxy.cpuSeconds() - before[0]!,
-    mocksCpu: cpuSeconds(mocks.pid)! - before[1]!,
+    mocksCpu: runSeconds(mocks.pid) - before[1]!,
     machineCpu: machineBusy() - before[2]!,
     wall: (performance.now() - before[3]!) / 1000,
   };
@@ -160,6 +161,7 @@ async function redisPart(
       round,
       rate,
       requests,
+      wallSeconds: m.wall,
       proxyCpuUsPerRequest: requests > 0 ? (m.proxyCpu * 1e6) / requests : NaN,
       proxyCores: m.proxyCpu / m.wall,
       machineCores: m.machineCpu / m.wall,
@@ -202,6 +204,9 @@ async function redisPart(
   }
   return { windows, redisVersion: redis.version };
 }
+
+/** The 1-minute load average. */
+const loadAverage = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 
 function machine(): ClusterResults['machine'] {
   const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1];
@@ -262,6 +267,7 @@ async function main(): Promise<void> {
     commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
     machine: machine(),
     options: { seconds, rounds, rates, connections: CONNECTIONS },
+    loadAverage: { before: loadAverage(), after: NaN },
     workers: previous.workers,
     redis: previous.redis,
     redisVersion: previous.redisVersion,
@@ -277,6 +283,7 @@ async function main(): Promise<void> {
     await mocks.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  results.loadAverage = { ...results.loadAverage, after: loadAverage() };
   mkdirSync(out, { recursive: true });
   writeFileSync(jsonFile, `${JSON.stringify(results, null, 2)}\n`);
   const md = markdown(results);
