@@ -1,20 +1,21 @@
 /**
  * What several workers and shared limits through Redis cost and give (issue 17, Performance).
- * Two parts, each alternating the variants it compares window by window (A, B, A, B, …) so
- * that load from anything else on the machine hits both alike:
+ * Two parts; load from anything else on the machine must hit the variants compared alike:
  *
- * - workers: `cascade serve --workers 2` vs one process, closed loop (wrk, 50 connections):
- *   req/s, latency, and the CPU per request of the proxy (primary + workers, from /proc);
- * - redis: one process with `[cluster] redis_url` vs without, at two fixed rates (open loop):
- *   CPU per request of the proxy, and Redis commands (`CONFIG RESETSTAT` before a window,
- *   `INFO commandstats` after) per request and per second — with no traffic too, to show they
- *   do not follow traffic.
+ * - workers: `cascade serve --workers 2` vs one process, closed loop (wrk, 50 connections),
+ *   alternating window by window (A, B, A, B, …; side by side they would fight for the cores):
+ *   req/s, latency, and the CPU per request of the proxy (primary + workers);
+ * - redis: one process with `[cluster] redis_url` vs one without, side by side in the same
+ *   windows (each its own client at the same fixed rate, which starts first alternating), with
+ *   no traffic and at two rates: CPU per request of each proxy, and Redis commands
+ *   (`CONFIG RESETSTAT` before a window, `INFO commandstats` after) per request and per
+ *   second, to show they do not follow traffic.
  *
  * Load generator, mock nodes, Redis and proxy share this machine's cores: the report says how
  * many and how busy they were. Writes results/cluster.json and .md. Linux only (/proc). Run
  * from the repository root:
  *
- *     npm run bench:cluster [-- --part workers|redis|all --seconds 2 --rounds 3 --rates 500,3000]
+ *     npm run bench:cluster [-- --part workers|redis|all --seconds 2 --rounds 3 --rates 300,1500]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,22 +55,34 @@ function machineBusy(): number {
   return total;
 }
 
-/** CPU seconds of `proxy`, of the mocks and of the machine over `run`; wall seconds too. */
+/** What one window measured: CPU seconds of each proxy, of the mocks, of the machine; wall. */
+interface Metered<T> {
+  readonly result: T;
+  readonly proxyCpu: readonly number[];
+  readonly mocksCpu: number;
+  readonly machineCpu: number;
+  readonly wall: number;
+}
+
+/** CPU seconds of `proxies` (each), of the mocks and of the machine over `run`. */
 async function metered<T>(
-  proxy: BenchCascade,
+  proxies: readonly BenchCascade[],
   mocks: MockProcess,
   run: () => Promise<T>,
-): Promise<{ result: T; proxyCpu: number; mocksCpu: number; machineCpu: number; wall: number }> {
-  const before = [proxy.cpuSeconds(), runSeconds(mocks.pid), machineBusy(), performance.now()];
+): Promise<Metered<T>> {
+  const cpu = () => proxies.map((p) => p.cpuSeconds());
+  const before = { proxies: cpu(), mocks: runSeconds(mocks.pid), machine: machineBusy() };
+  const start = performance.now();
   const result = await run();
   // The proxy's last writes may be accounted a moment after the client has its answers.
   await sleep(20);
+  const after = cpu();
   return {
     result,
-    proxyCpu: proxy.cpuSeconds() - before[0]!,
-    mocksCpu: runSeconds(mocks.pid) - before[1]!,
-    machineCpu: machineBusy() - before[2]!,
-    wall: (performance.now() - before[3]!) / 1000,
+    proxyCpu: after.map((seconds, i) => seconds - before.proxies[i]!),
+    mocksCpu: runSeconds(mocks.pid) - before.mocks,
+    machineCpu: machineBusy() - before.machine,
+    wall: (performance.now() - start) / 1000,
   };
 }
 
@@ -93,7 +106,7 @@ async function workersPart(
     for (let round = 1; round <= rounds; round++) {
       for (const proxy of variants) {
         const spec = { url: proxy.url, body: BODY, connections: CONNECTIONS, durationS: seconds };
-        const m = await metered(proxy, mocks, () => runWrk(spec, script));
+        const m = await metered([proxy], mocks, () => runWrk(spec, script));
         const load = m.result;
         windows.push({
           variant: proxy.variant.name,
@@ -102,8 +115,8 @@ async function workersPart(
           p50Us: load.p50Us,
           p99Us: load.p99Us,
           errors: load.errors,
-          proxyCpuUsPerRequest: (m.proxyCpu * 1e6) / load.requests,
-          proxyCores: m.proxyCpu / m.wall,
+          proxyCpuUsPerRequest: (m.proxyCpu[0]! * 1e6) / load.requests,
+          proxyCores: m.proxyCpu[0]! / m.wall,
           mocksCores: m.mocksCpu / m.wall,
           machineCores: m.machineCpu / m.wall,
         });
@@ -148,22 +161,23 @@ async function redisPart(
   const clients = variants.map((v) => new LoadClient(v.url, BODY, 20));
   const windows: RedisWindow[] = [];
   const record = (
-    proxy: BenchCascade,
+    i: number,
     round: number,
     rate: number,
-    m: Awaited<ReturnType<typeof metered<number>>>,
+    m: Metered<readonly number[]>,
     calls: CommandCalls | undefined,
   ): void => {
-    const requests = m.result;
+    const requests = m.result[i]!;
+    const cpu = m.proxyCpu[i]!;
     const { roundTrips, inScript } = calls ? split(calls) : { roundTrips: NaN, inScript: NaN };
     windows.push({
-      variant: proxy.variant.name,
+      variant: variants[i]!.variant.name,
       round,
       rate,
       requests,
       wallSeconds: m.wall,
-      proxyCpuUsPerRequest: requests > 0 ? (m.proxyCpu * 1e6) / requests : NaN,
-      proxyCores: m.proxyCpu / m.wall,
+      proxyCpuUsPerRequest: requests > 0 ? (cpu * 1e6) / requests : NaN,
+      proxyCores: cpu / m.wall,
       machineCores: m.machineCpu / m.wall,
       redisRoundTripsPerSecond: roundTrips / m.wall,
       redisCommandsInScriptPerSecond: inScript / m.wall,
@@ -171,31 +185,39 @@ async function redisPart(
       redisCalls: calls,
     });
   };
+  /** Both variants in the same window, at `rate` each (0: no traffic). */
+  const window = async (round: number, rate: number): Promise<void> => {
+    redis.resetStats();
+    // Which client starts first alternates by round (A, B then B, A).
+    const order = round % 2 === 1 ? [0, 1] : [1, 0];
+    const m = await metered(variants, mocks, async () => {
+      if (rate === 0) {
+        await sleep(seconds * 1000);
+        return [0, 0];
+      }
+      const loads: number[] = [];
+      await Promise.all(
+        order.map(async (i) => {
+          const load = await clients[i]!.fixedRate(rate, seconds);
+          if (load.errors > 0)
+            throw new Error(`${variants[i]!.variant.name}: ${load.errors} errors`);
+          loads[i] = load.requests;
+        }),
+      );
+      return loads;
+    });
+    const calls = redis.commandCalls();
+    record(0, round, rate, m, undefined);
+    record(1, round, rate, m, calls);
+    process.stdout.write(`redis: ${rate}/s round ${round}: done\n`);
+  };
   try {
-    // Warm-up (the JIT compiles the hot path in the first seconds of traffic), then windows
-    // with no traffic at all: what the sync costs by itself.
-    for (const client of clients) await client.fixedRate(rates[1]!, 2, false);
-    await sleep(500);
-    for (let round = 1; round <= rounds; round++) {
-      for (const proxy of variants) {
-        if (proxy.variant.redisUrl) redis.resetStats();
-        const m = await metered(proxy, mocks, () => sleep(seconds * 1000).then(() => 0));
-        record(proxy, round, 0, m, proxy.variant.redisUrl ? redis.commandCalls() : undefined);
-      }
-    }
-    for (const rate of rates) {
-      for (let round = 1; round <= rounds; round++) {
-        for (const [i, proxy] of variants.entries()) {
-          if (proxy.variant.redisUrl) redis.resetStats();
-          const m = await metered(proxy, mocks, async () => {
-            const load = await clients[i]!.fixedRate(rate, seconds);
-            if (load.errors > 0) throw new Error(`${proxy.variant.name}: ${load.errors} errors`);
-            return load.requests;
-          });
-          record(proxy, round, rate, m, proxy.variant.redisUrl ? redis.commandCalls() : undefined);
-          process.stdout.write(`redis: ${proxy.variant.name} at ${rate}/s round ${round}: done\n`);
-        }
-      }
+    // Warm-up: the JIT compiles the hot path in the first seconds of traffic. At the low rate,
+    // so that no backlog is left to spill into the windows with no traffic that come next.
+    await Promise.all(clients.map((client) => client.fixedRate(rates[0]!, 3, false)));
+    await sleep(1000);
+    for (const rate of [0, ...rates]) {
+      for (let round = 1; round <= rounds; round++) await window(round, rate);
     }
   } finally {
     await Promise.all(clients.map((c) => c.close()));
@@ -233,7 +255,7 @@ async function main(): Promise<void> {
       part: { type: 'string', default: 'all' },
       seconds: { type: 'string', default: '2' },
       rounds: { type: 'string', default: '3' },
-      rates: { type: 'string', default: '500,3000' },
+      rates: { type: 'string', default: '300,1500' },
     },
   });
   const part = values.part;
