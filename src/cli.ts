@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 /**
  * The `cascade` executable: declares every subcommand (flags, help, examples; the `bench`
- * family in cli/bench.ts) and imports its module only when it runs, so `cascade --help` and
- * light commands start fast. The modules in commands/ do the work.
+ * family in cli/bench.ts, `status` and `node` in cli/operator.ts) and imports its module only
+ * when it runs, so `cascade --help` and light commands start fast. The modules in commands/ do
+ * the work.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { packageVersion } from './commands/version.js';
 import { declareBench } from './cli/bench.js';
 import { declareMockNodes } from './cli/mock-nodes.js';
+import { declareOperator } from './cli/operator.js';
 import { examples, lazy } from './cli/lazy-action.js';
 
 /** Parses a --port value, rejecting anything but a whole number 0–65535. */
@@ -82,10 +84,16 @@ program
     'worker processes sharing the port, or "auto" (overrides cluster.workers)',
     parseWorkers,
   )
+  .option(
+    '--admin-port <port>',
+    'admin listener on 127.0.0.1 (overrides server.admin_port): /status, /admin/nodes',
+    parsePort,
+  )
   .addHelpText(
     'after',
     examples(
       'cascade serve --demo',
+      'cascade serve --demo --admin-port 3099   (then: cascade status, or http://127.0.0.1:3099/status)',
       'cascade serve --workers auto',
       'cascade serve --config config/balancer_config/config.toml --port 8080',
     ) + '\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
@@ -122,6 +130,8 @@ quota
   .option('--json', 'machine-readable output')
   .addHelpText('after', examples('cascade quota reset Helius', 'cascade quota reset --all --yes'))
   .action(lazy(async () => (await import('./commands/quota.js')).runQuotaReset));
+
+declareOperator(program);
 
 declareBench(program);
 

@@ -11,6 +11,7 @@ export {
   DEFAULT_CONFIG_PATH,
   UNPRICED,
   formatProblem,
+  describeRouting,
   loadConfig,
   loadDotEnv,
   priceOf,
@@ -20,6 +21,7 @@ export {
   type ConfigProblem,
   type LoadConfigOptions,
   type LoadResult,
+  type MethodStrategy,
   type NodeConfig,
   type PriceList,
   type PriceSource,
@@ -49,3 +51,7 @@ export {
   type PrimarySummary,
 } from './service-primary.js';
 export { readSharedUsage, resetSharedUsage } from './cluster/shared-quota.js';
+export { adminUrl, fetchNodes, setCordon, type AdminTarget } from './admin/admin-client.js';
+export type { NodeView } from './admin/node-view.js';
+export type { AdminEvent, NodesDocument } from './admin/operator.js';
+export { DEFAULT_ADMIN_TOKEN_ENV } from './config/admin-fields.js';

@@ -11,6 +11,9 @@ import {
   ATTEMPT_OUTCOMES,
   SKIP_REASONS,
   DURATION_BUCKETS,
+  STRATEGY_LABELS,
+  HEDGE_EVENTS,
+  WRITE_OUTCOMES,
   type NodeMetrics,
   type NodeHealthSample,
   type QuotaSample,
@@ -67,9 +70,13 @@ class PromMetrics implements ProxyMetrics {
   readonly #streamBreaks: IndexedCounter;
   readonly #sleepQueue: Gauge<string>;
   readonly #batchSize: IndexedHistogram;
+  readonly #strategyAttempts: IndexedCounter;
+  readonly #hedges: IndexedCounter;
+  readonly #writes: IndexedCounter;
   readonly #nodeHealthy: Gauge<string>;
   readonly #healthyNodes: Gauge<string>;
   readonly #latencyEma: Gauge<string>;
+  readonly #cordoned: Gauge<string>;
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
   #clusterRegistered = false;
@@ -138,6 +145,25 @@ class PromMetrics implements ProxyMetrics {
       registry,
     );
     this.#batchSize.add({});
+    // Series index = label index, every series at 0 from startup.
+    this.#strategyAttempts = new IndexedCounter(
+      'cascade_strategy_attempts_total',
+      'Upstream attempts of single requests, by the routing strategy of their method',
+      registry,
+    );
+    for (const strategy of STRATEGY_LABELS) this.#strategyAttempts.add({ strategy });
+    this.#hedges = new IndexedCounter(
+      'cascade_hedges_total',
+      'Hedged reads: second attempts sent, won (answered first) and cancelled (lost the race)',
+      registry,
+    );
+    for (const event of HEDGE_EVENTS) this.#hedges.add({ event });
+    this.#writes = new IndexedCounter(
+      'cascade_write_outcomes_total',
+      'Write requests by how they ended',
+      registry,
+    );
+    for (const outcome of WRITE_OUTCOMES) this.#writes.add({ outcome });
     this.#nodeHealthy = new Gauge({
       name: 'rpc_node_healthy',
       help: 'Whether an RPC node is free of penalties from its recent traffic',
@@ -157,6 +183,13 @@ class PromMetrics implements ProxyMetrics {
       labelNames: ['node', 'tier'],
       registers,
       aggregator: 'average',
+    });
+    this.#cordoned = new Gauge({
+      name: 'rpc_node_cordoned',
+      help: 'Whether an operator cordoned an RPC node (it takes no new requests)',
+      labelNames: ['node'],
+      registers,
+      aggregator: 'max',
     });
     this.#registerQuotaGauges(registers);
   }
@@ -213,6 +246,18 @@ class PromMetrics implements ProxyMetrics {
     this.#batchSize.observe(0, elements);
   }
 
+  strategyAttempt(strategy: number): void {
+    this.#strategyAttempts.inc(strategy);
+  }
+
+  hedge(event: number): void {
+    this.#hedges.inc(event);
+  }
+
+  write(outcome: number): void {
+    this.#writes.inc(outcome);
+  }
+
   forNode(name: string): NodeMetrics {
     const existing = this.#nodes.get(name);
     if (existing) return existing.recorder;
@@ -253,6 +298,7 @@ class PromMetrics implements ProxyMetrics {
     }
     for (const index of series.skips) this.#skips.remove(index);
     this.#streamBreaks.remove(series.breaks);
+    this.#cordoned.remove(name);
     if (series.tier !== undefined) {
       this.#nodeHealthy.remove(name, series.tier);
       this.#latencyEma.remove(name, series.tier);
@@ -274,6 +320,7 @@ class PromMetrics implements ProxyMetrics {
       }
       this.#nodeHealthy.labels(sample.name, tier).set(sample.healthy ? 1 : 0);
       this.#latencyEma.labels(sample.name, tier).set(sample.emaSeconds);
+      this.#cordoned.labels(sample.name).set(sample.cordoned === true ? 1 : 0);
       if (sample.healthy) healthy++;
     }
     this.#healthyNodes.set(healthy);

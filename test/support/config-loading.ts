@@ -26,7 +26,7 @@ export interface ConfigDir {
   /** Writes `config.toml` (+ `prices/basic.toml`) into the temp dir and loads it. */
   readonly load: (config: BalancerConfigSpec | string, options?: LoadOptions) => LoadResult;
   /** A config with these `[server]` fields and the default node. */
-  readonly loadServer: (server: TomlFields) => LoadResult;
+  readonly loadServer: (server: TomlFields, env?: NodeJS.ProcessEnv) => LoadResult;
   /** A config with one node `node-a` with these fields over the defaults. */
   readonly loadNode: (overrides: TomlFields, env?: NodeJS.ProcessEnv) => LoadResult;
 }
@@ -45,7 +45,7 @@ export function useConfigDir(): ConfigDir {
   return {
     temp,
     load,
-    loadServer: (server) => load({ server }),
+    loadServer: (server, env = {}) => load({ server }, { env }),
     loadNode: (overrides, env = {}) => load({ nodes: [nodeFields('node-a', overrides)] }, { env }),
   };
 }

@@ -56,6 +56,14 @@ export interface ServerConfig {
   readonly keepAliveTimeoutMs: number;
   /** Peers whose `X-Forwarded-For` is believed: IPs and CIDR ranges, as written. */
   readonly trustedProxies: readonly string[];
+  /** Where the admin listener binds (loopback unless a token is set). */
+  readonly adminHost: string;
+  /** The environment variable holding the admin bearer token. */
+  readonly adminTokenEnv: string;
+  /** The admin bearer token (a secret); undefined = no token asked. */
+  readonly adminToken: string | undefined;
+  /** Answers carry x-cascade-node / -attempts / -credits (they disclose provider names). */
+  readonly routingHeaders: boolean;
 }
 
 /** One `[[nodes]]` entry, validated and resolved. */
@@ -112,6 +120,8 @@ export interface Config {
   readonly nodes: readonly NodeConfig[];
   /** Absent: one process, limits and usage in memory and quotas.json. */
   readonly cluster?: ClusterConfig | undefined;
+  /** Per-method strategies and write handling; absent = the shipped defaults. */
+  readonly routing?: RoutingConfig | undefined;
 }
 
 /** What the loader returns: never throws on bad input. */
@@ -130,4 +140,31 @@ export function formatProblem(problem: ConfigProblem): string {
   return problem.hint
     ? `${where}: ${problem.message} — ${problem.hint}`
     : `${where}: ${problem.message}`;
+}
+
+/** How a method's nodes are ordered: cheapest tier first, or fastest measured first. */
+export type RoutingStrategy = 'cost' | 'latency';
+
+/** Every strategy, in the order help texts list them. */
+export const ROUTING_STRATEGIES = ['cost', 'latency'] as const satisfies readonly RoutingStrategy[];
+
+/** One method's routing policy. */
+export interface MethodRouting {
+  readonly strategy: RoutingStrategy;
+  /** Reads: send a second attempt after this many ms without an answer; undefined = never. */
+  readonly hedgeAfterMs: number | undefined;
+  /** Writes: send to this many nodes at once (1 = one node at a time). */
+  readonly broadcast: number;
+}
+
+/** The `[routing]` table, shipped defaults applied. */
+export interface RoutingConfig {
+  /** Strategy of every method not listed in `methods`. */
+  readonly defaultStrategy: RoutingStrategy;
+  /** Hedged attempts are at most this share of hedgeable requests (0 = never hedge). */
+  readonly hedgeMaxShare: number;
+  /** Methods handled as writes (shipped list unless `write_methods` replaces it). */
+  readonly writeMethods: readonly string[];
+  /** Per-method policies: the shipped ones with `[routing.methods]` over them. */
+  readonly methods: ReadonlyMap<string, MethodRouting>;
 }

@@ -31,6 +31,8 @@ export interface ProxyServerOptions {
     health(): Promise<HealthReport>;
     metrics(): Promise<string>;
   };
+  /** Routes of the loopback metrics listener besides /metrics (the status page). True when handled. */
+  readonly metricsRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
   /** Extra routes (admin, quota) tried before the 404. Return true when handled. */
   readonly extraRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 }

@@ -10,6 +10,7 @@ export function healthSamples(nodes: readonly UpstreamNode[], now: number): Node
     tier: node.config.tier,
     healthy: !node.penalty.isActive(now),
     emaSeconds: node.ema.isMeasured ? node.ema.micros / 1e6 : NaN,
+    cordoned: node.cordoned,
   }));
 }
 

@@ -5,6 +5,7 @@ import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js
 import { createPromMetrics } from '../prom-metrics.js';
 import { DeadlineQueue } from '../node/deadline-queue.js';
 import type { RouteEvents } from '../routing/attempt.js';
+import { PolicyTable } from '../routing/policy-table.js';
 import { Topology, type TopologyDiff } from '../routing/topology.js';
 import { trustedProxyList } from './client-address.js';
 import { CorsPolicy } from './cors.js';
@@ -41,6 +42,8 @@ export class ProxyServer {
   /** Undefined when `cors_origins` is empty: no CORS headers, OPTIONS gets 405. */
   readonly #cors: CorsPolicy | undefined;
   #config: Config;
+  /** Per-method strategies and write handling; rebuilt by a reload. */
+  #policies: PolicyTable;
   #rankTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
   #allDown = false;
@@ -52,6 +55,7 @@ export class ProxyServer {
     this.#options = options;
     this.#config = options.config;
     this.#clock = options.clock ?? MONOTONIC_CLOCK;
+    this.#policies = new PolicyTable(options.config.routing, options.registry);
     const server = options.config.server;
     this.metrics =
       options.metrics ??
@@ -80,6 +84,7 @@ export class ProxyServer {
         events,
         budgetMs: options.budgetMs ?? server.requestTimeoutMs,
         attemptTimeoutMs: options.attemptTimeoutMs ?? server.attemptTimeoutMs,
+        policies: () => this.#policies,
       },
       registry: options.registry,
       metrics: this.metrics,
@@ -92,6 +97,7 @@ export class ProxyServer {
       accessLog: options.accessLog ?? false,
       counts: new Float64Array(REQUEST_OUTCOMES.length),
       drain: { active: false },
+      routingHeaders: server.routingHeaders,
     };
     this.#cors = CorsPolicy.from(server.corsOrigins);
     this.#server = createServer(listenerOptions(server.keepAliveTimeoutMs), (req, res) =>
@@ -177,6 +183,7 @@ export class ProxyServer {
       (key) => !sameValue(before[key], after[key]),
     );
     const { diff, retired } = this.topology.apply(config.nodes);
+    this.#policies = new PolicyTable(config.routing, this.#options.registry);
     // [server] and [cluster] apply at startup only.
     this.#config = { ...config, server: before, cluster: this.#config.cluster };
     for (const transport of retired) void transport.close().catch(() => undefined);
@@ -276,7 +283,9 @@ export class ProxyServer {
   }
 
   #onMetricsOnly(req: IncomingMessage, res: ServerResponse): void {
-    if (pathOf(req.url) === '/metrics') return this.#serveMetrics(req, res);
+    const path = pathOf(req.url);
+    if (path === '/metrics') return this.#serveMetrics(req, res);
+    if (this.#options.metricsRoutes?.(req, res, path)) return;
     sendStatus(res, 404, 'Not Found');
   }
 

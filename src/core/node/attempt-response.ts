@@ -28,6 +28,12 @@ export type AttemptResponse =
   /** Headers arrived but the body did not (deadline, reset, or over the size cap). */
   | { readonly kind: 'body_error'; readonly reason: string; readonly timedOut: boolean };
 
+/** A sent attempt's handle: cancelling settles it at once and aborts the request. */
+export interface AttemptControl {
+  /** Gives the attempt up (a hedge race was decided); a no-op once it settled. */
+  cancel(): void;
+}
+
 /** Receives an attempt's response, with the caller's token (so it need not be a closure). */
 export type AttemptCallback<T> = (response: AttemptResponse, token: T) => void;
 

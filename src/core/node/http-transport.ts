@@ -10,7 +10,12 @@ import { Client, Pool, type Dispatcher } from 'undici';
 import type { DeadlineQueue } from './deadline-queue.js';
 import { Expiring } from './deadline-queue.js';
 import { isResultFirst } from './result-first.js';
-import type { AttemptCallback, AttemptResponse, ForwardHeaders } from './attempt-response.js';
+import type {
+  AttemptCallback,
+  AttemptControl,
+  AttemptResponse,
+  ForwardHeaders,
+} from './attempt-response.js';
 import { nodeRequestHeaders, rawHeader } from './upstream-headers.js';
 import { UpstreamStream, type UpstreamControl } from './upstream-stream.js';
 
@@ -48,7 +53,10 @@ function describe(err: Error): string {
  * rather than the controller interface, which undici adapts to this one by wrapping every
  * handler and parsing every header into an object — about 1 µs per attempt we do not need.
  */
-class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, UpstreamControl {
+class AttemptHandler<T>
+  extends Expiring
+  implements Dispatcher.DispatchHandler, UpstreamControl, AttemptControl
+{
   #abort: ((reason?: Error) => void) | undefined;
   #resume: (() => void) | undefined;
   #paused = false;
@@ -188,6 +196,13 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
     });
   }
 
+  cancel(): void {
+    if (this.#settled) return;
+    const reason = 'cancelled';
+    this.#settle({ kind: 'transport_error', reason, timedOut: false, sent: this.#sent });
+    this.#abort?.(new Error(reason));
+  }
+
   /** The attempt's deadline passed (called by the deadline queue). */
   expire(): void {
     if (this.#settled) return;
@@ -254,7 +269,7 @@ export class HttpTransport {
     allowStream: boolean,
     done: AttemptCallback<T>,
     token: T,
-  ): void {
+  ): AttemptControl {
     const headers = extraHeaders ? { ...extraHeaders, ...this.#headers } : this.#headers;
     const request: Dispatcher.DispatchOptions = { path: this.#path, method: 'POST', headers, body };
     const handler = new AttemptHandler(
@@ -267,6 +282,7 @@ export class HttpTransport {
       this.answered,
     );
     this.#pool.dispatch(request, handler);
+    return handler;
   }
 
   /** Sends `request` once on a new connection of its own, closed after the answer. */

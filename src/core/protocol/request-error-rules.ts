@@ -1,4 +1,5 @@
 /** Upstream-error rows that are the request's own fault (upstream-errors.ts). */
+import { ALREADY_KNOWN_ANSWERS } from './already-known.js';
 import { row, type ErrorRule } from './error-rule.js';
 
 const REVERT_DATA =
@@ -11,6 +12,11 @@ const REVERT_DATA =
 /** The request's-fault rows, in match order (after the node's). */
 export const REQUEST_ERROR_RULES: readonly ErrorRule[] = [
   // ---- the request's own fault: reverts, failed simulations, rejected transactions ----
+  // A transaction the node already has: the request's answer (the write path may turn it into
+  // a success, see already-known.ts). Before the generic rows that would otherwise take them.
+  ...ALREADY_KNOWN_ANSWERS.map((answer) =>
+    row('request', answer.clients, answer.message, answer.example),
+  ),
   row(
     'request',
     'geth, erigon, reth, nethermind, anvil (reverted, revert data attached)',
@@ -119,14 +125,6 @@ export const REQUEST_ERROR_RULES: readonly ErrorRule[] = [
   row('request', 'geth', /^tx fee .* exceeds the configured cap/, {
     code: -32000,
     message: 'tx fee (1.20 ether) exceeds the configured cap (1.00 ether)',
-  }),
-  row('request', 'geth, erigon (ALREADY_EXISTS: …), reth', /^(ALREADY_EXISTS: )?already known/, {
-    code: -32000,
-    message: 'already known',
-  }),
-  row('request', 'anvil', /^transaction already imported/, {
-    code: -32003,
-    message: 'transaction already imported',
   }),
   row(
     'request',
