@@ -17,7 +17,9 @@ import {
   type ProxyMetrics,
   type BuildInfo,
   type ClusterSample,
+  type CacheMetrics,
 } from './metrics.js';
+import { createCacheMetrics } from './prom-cache-metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
@@ -72,6 +74,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #latencyEma: Gauge<string>;
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
+  readonly cache: CacheMetrics;
   #clusterRegistered = false;
 
   constructor(build: BuildInfo) {
@@ -159,6 +162,7 @@ class PromMetrics implements ProxyMetrics {
       aggregator: 'average',
     });
     this.#registerQuotaGauges(registers);
+    this.cache = createCacheMetrics(registry);
   }
 
   #registerQuotaGauges(registers: Registry[]): void {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { parse } from 'smol-toml';
 import { MethodRegistry } from '../protocol/method-registry.js';
+import { readCacheSection } from './cache-section.js';
 import { readClusterSection } from './cluster-section.js';
 import { closestMatch } from './did-you-mean.js';
 import { MAX_NODES, readNodeFields, type NodeEntry } from './node-section.js';
@@ -19,7 +20,7 @@ import type { LoadResult, NodeConfig, PriceList } from './types.js';
 
 /** Where the config is looked for when neither --config nor CONFIG_PATH is given. */
 export const DEFAULT_CONFIG_PATH = 'config/balancer_config/config.toml';
-const TOP_LEVEL_KEYS: readonly string[] = ['server', 'nodes', 'cluster'];
+const TOP_LEVEL_KEYS: readonly string[] = ['server', 'nodes', 'cluster', 'cache'];
 
 /** Inputs of one load. */
 export interface LoadConfigOptions {
@@ -186,12 +187,13 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           ? "did you mean 'nodes'? Write each node as [[nodes]]"
           : guess
             ? `did you mean '${guess}'?`
-            : 'the config holds [server], [[nodes]] and [cluster] only',
+            : 'the config holds [server], [[nodes]], [cluster] and [cache] only',
       );
     }
   }
   const server = readServerSection(doc, file, problems);
   const cluster = readClusterSection(doc, file, env, problems);
+  const cache = readCacheSection(doc, file, problems);
   const entries = readNodes(doc, file, env, problems);
   const priceLists = new Map<string, PriceList | undefined>();
   const nodes: NodeConfig[] = [];
@@ -215,6 +217,8 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
     nodes.push({ ...rest, pricing, spilloverThreshold });
   }
   const config =
-    problems.errors.length === 0 && server ? { path: file, server, nodes, cluster } : undefined;
+    problems.errors.length === 0 && server
+      ? { path: file, server, nodes, cluster, ...(cache ? { cache } : {}) }
+      : undefined;
   return { config, path: file, errors: problems.errors, warnings: problems.warnings };
 }

@@ -13,10 +13,11 @@ import {
   type BatchElement,
   type RpcRequest,
 } from '../protocol/rpc-request.js';
-import { routeBatch } from '../routing/batch-route.js';
+import type { ResponseCache } from '../cache/response-cache.js';
 import type { RouteContext, RouteResult } from '../routing/route-context.js';
-import { route } from '../routing/route.js';
 import { logAccess } from './access-log.js';
+import { routeBatchCached } from './cached-batch.js';
+import { routeCached } from './cached-route.js';
 import { pipeAnswer, sendAnswer } from './compression.js';
 import { BodyReader, readBody } from './read-body.js';
 import { sendRpcError } from './respond.js';
@@ -32,6 +33,8 @@ export const FORWARDED_HEADERS = [
 /** Everything the proxy route needs. */
 export interface ProxyHandlerContext {
   readonly route: RouteContext;
+  /** The response cache and coalescer (reconfigured in place on reload). */
+  readonly cache: ResponseCache | undefined;
   readonly registry: MethodRegistry;
   readonly metrics: ProxyMetrics;
   readonly clock: Clock;
@@ -79,6 +82,9 @@ function finish(exchange: Exchange, outcome: number): number {
 
 function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteResult): number {
   const { req, res, ctx } = exchange;
+  if (ctx.cache?.responseHeader) {
+    res.setHeader('x-cascade-cache', (result.kind === 'answer' && result.cache) || 'miss');
+  }
   if (result.kind === 'answer') {
     const contentType = result.contentType ?? 'application/json';
     const body = result.body;
@@ -149,7 +155,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
     return;
   }
   exchange.rpc = parsed.request;
-  route(parsed.request, forwardHeaders(req), ctx.route, onRouted, exchange);
+  routeCached(parsed.request, forwardHeaders(req), ctx, onRouted, exchange);
 }
 
 /** Where routing reports how a single request ended. */
@@ -202,7 +208,7 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
     });
     return;
   }
-  const result = await routeBatch(batch, forwardHeaders(req), ctx.route);
+  const result = await routeBatchCached(batch, forwardHeaders(req), ctx);
   lastOnConnection(exchange);
   if (result.body === '') {
     // Only notifications: nothing is owed (JSON-RPC 2.0 §6), so no body at all.

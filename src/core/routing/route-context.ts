@@ -24,6 +24,8 @@ export type RouteResult =
       readonly node: string;
       readonly attempts: number;
       readonly credits: number;
+      /** How the response cache met it (absent: it did not). */
+      readonly cache?: 'hit' | 'coalesced' | 'miss';
     }
   | { readonly kind: 'exhausted' | 'timeout'; readonly attempts: number; readonly credits: number }
   /** Routing threw (a bug): the client must still be answered. */
