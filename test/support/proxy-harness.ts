@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import type { Clock } from '../../src/core/clock.js';
-import type { Config, NodeConfig, ServerConfig } from '../../src/core/config/types.js';
+import type { CacheConfig, Config, NodeConfig, ServerConfig } from '../../src/core/config/types.js';
 import { ProxyServer } from '../../src/core/http/server.js';
 import { createPromMetrics } from '../../src/core/prom-metrics.js';
 import { LocalUsageLedger } from '../../src/core/quota/usage-ledger.js';
@@ -74,6 +74,8 @@ export async function startHarness(
     clock?: Clock;
     /** One log line per request in `logs` (--access-log). */
     accessLog?: boolean;
+    /** The `[cache]` table (absent: coalescing on, cache off). */
+    cache?: CacheConfig;
   } = {},
 ): Promise<Harness> {
   const live = nodes.filter((node) => !node.dead);
@@ -93,6 +95,7 @@ export async function startHarness(
     path: '/test/config.toml',
     server: serverConfig(options.server),
     nodes: configs,
+    ...(options.cache ? { cache: options.cache } : {}),
   };
   const logs: string[] = [];
   const sink = new Writable({
