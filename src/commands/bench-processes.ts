@@ -36,6 +36,9 @@ export interface BenchNode {
 /** A balancer config for the proxy under test: loopback, port 0, metrics on, no quotas. */
 export function benchConfigToml(nodes: readonly BenchNode[]): string {
   const lines = ['[server]', 'host = "127.0.0.1"', 'port = 0', 'enable_metrics = true', ''];
+  // The bench measures routing, so every request must reach a node: no cache, no coalescing
+  // of its identical requests (scripts/bench-cache.ts measures those).
+  lines.push('[cache]', 'enabled = false', 'coalesce = false', '');
   for (const node of nodes) {
     lines.push(
       '[[nodes]]',

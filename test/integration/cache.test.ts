@@ -57,7 +57,8 @@ function idText(answer: string): string | undefined {
 
 describe('in-flight coalescing', () => {
   it('sends 100 concurrent identical getSlot upstream once; each client gets its own id', async () => {
-    harness = await startHarness([{ name: 'a' }], { clock: new ManualClock(1000) });
+    // No [cache] table: the product default, coalescing on.
+    harness = await startHarness([{ name: 'a' }], { clock: new ManualClock(1000), cache: null });
     const upstream = await startHeldUpstream();
     pointAt(harness, 'a', upstream.url);
     const ids = Array.from({ length: 100 }, (_, i) =>
@@ -90,6 +91,7 @@ describe('in-flight coalescing', () => {
   it('never coalesces writes: 100 identical sendTransaction reach the upstream 100 times', async () => {
     harness = await startHarness([{ name: 'a', maxConcurrent: 200 }], {
       clock: new ManualClock(1000),
+      cache: null,
     });
     const upstream = await startHeldUpstream();
     pointAt(harness, 'a', upstream.url);
@@ -106,7 +108,7 @@ describe('in-flight coalescing', () => {
   });
 
   it('lets each waiter route on its own when the shared attempt fails', async () => {
-    harness = await startHarness([{ name: 'a' }], { clock: new ManualClock(1000) });
+    harness = await startHarness([{ name: 'a' }], { clock: new ManualClock(1000), cache: null });
     let received = 0;
     let dropFirst: (() => void) | undefined;
     const url = await startUpstream((req, res) => {

@@ -41,6 +41,22 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * The harness's `[cache]` unless a test passes its own: nothing cached, nothing coalesced.
+ * Routing tests send identical requests at once and count what each one does; coalescing (on
+ * by default in the product) would merge them. Tests of the cache pass `cache`.
+ */
+export const ROUTING_ONLY_CACHE: CacheConfig = {
+  enabled: false,
+  coalesce: false,
+  maxBytes: 0,
+  maxEntryBytes: 0,
+  ttlMs: 400,
+  evmFinalityDepth: undefined,
+  responseHeader: false,
+  methods: new Map(),
+};
+
 /** Builds the server section of a test config. */
 export function serverConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
   return {
@@ -74,8 +90,8 @@ export async function startHarness(
     clock?: Clock;
     /** One log line per request in `logs` (--access-log). */
     accessLog?: boolean;
-    /** The `[cache]` table (absent: coalescing on, cache off). */
-    cache?: CacheConfig;
+    /** The `[cache]` table (default ROUTING_ONLY_CACHE; `null`: no table, the product default). */
+    cache?: CacheConfig | null;
   } = {},
 ): Promise<Harness> {
   const live = nodes.filter((node) => !node.dead);
@@ -95,7 +111,7 @@ export async function startHarness(
     path: '/test/config.toml',
     server: serverConfig(options.server),
     nodes: configs,
-    ...(options.cache ? { cache: options.cache } : {}),
+    ...(options.cache === null ? {} : { cache: options.cache ?? ROUTING_ONLY_CACHE }),
   };
   const logs: string[] = [];
   const sink = new Writable({

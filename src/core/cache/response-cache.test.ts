@@ -68,6 +68,13 @@ function evmCache(overrides: Partial<CacheConfig> = {}): ResponseCache {
 }
 
 describe('ResponseCache policy', () => {
+  it('without a [cache] table coalesces reads and stores nothing', () => {
+    const cache = new ResponseCache(undefined);
+    expect(cache.policyOf('getSlot')).toMatchObject({ cache: 'never', coalesce: true });
+    expect(cachedAfterOne(cache, 'getGenesisHash', [], { result: 'g' })).toBe(false);
+    expect(cache.policyOf('sendTransaction')).toBeUndefined();
+  });
+
   it.each([
     ['getGenesisHash', undefined, 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG'],
     ['eth_chainId', [], '0x1'],
