@@ -8,7 +8,8 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { IndexedCounter } from './indexed-series.js';
 import { CACHE_RESULTS, type CacheMetrics, type CacheSample } from './metrics.js';
 
-class PromCacheMetrics implements CacheMetrics {
+/** The cache's recorders, plus the per-node series' lifecycle. */
+export class PromCacheMetrics implements CacheMetrics {
   readonly #requests: IndexedCounter;
   readonly #saved: Counter<string>;
   readonly #savedByNode = new Map<string, Counter.Internal>();
@@ -76,9 +77,20 @@ class PromCacheMetrics implements CacheMetrics {
   setSource(source: () => CacheSample): void {
     this.#source = source;
   }
+
+  /** Creates a node's saved-credits series at 0 (a dashboard plots it from the start). */
+  addNode(node: string): void {
+    this.saved(node, 0);
+  }
+
+  /** Drops a node's series when a reload removes the node. */
+  removeNode(node: string): void {
+    if (!this.#savedByNode.delete(node)) return;
+    this.#saved.remove(node);
+  }
 }
 
 /** The cache's recorders on `registry`. */
-export function createCacheMetrics(registry: Registry): CacheMetrics {
+export function createCacheMetrics(registry: Registry): PromCacheMetrics {
   return new PromCacheMetrics(registry);
 }

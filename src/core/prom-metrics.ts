@@ -17,9 +17,8 @@ import {
   type ProxyMetrics,
   type BuildInfo,
   type ClusterSample,
-  type CacheMetrics,
 } from './metrics.js';
-import { createCacheMetrics } from './prom-cache-metrics.js';
+import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
@@ -74,7 +73,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #latencyEma: Gauge<string>;
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
-  readonly cache: CacheMetrics;
+  readonly cache: PromCacheMetrics;
   #clusterRegistered = false;
 
   constructor(build: BuildInfo) {
@@ -244,6 +243,7 @@ class PromMetrics implements ProxyMetrics {
       },
     };
     this.#nodes.set(name, { recorder, attempts, skips, breaks, tier: undefined });
+    this.cache.addNode(name);
     return recorder;
   }
 
@@ -257,6 +257,7 @@ class PromMetrics implements ProxyMetrics {
     }
     for (const index of series.skips) this.#skips.remove(index);
     this.#streamBreaks.remove(series.breaks);
+    this.cache.removeNode(name);
     if (series.tier !== undefined) {
       this.#nodeHealthy.remove(name, series.tier);
       this.#latencyEma.remove(name, series.tier);

@@ -145,6 +145,10 @@ describe('the Grafana dashboard (monitoring/grafana/dashboards/cascade.json)', (
       /rpc_node_latency_ema_seconds/,
       /rpc_sleep_queue_size/,
       /rpc_batch_size_bucket/,
+      /sum by \(result\) \(rate\(rpc_cache_requests_total/,
+      /rpc_credits_saved_total/,
+      /rpc_cache_bytes/,
+      /rpc_cache_entries/,
     ]) {
       expect(exprs).toMatch(needed);
     }
