@@ -121,6 +121,15 @@ export class ResponseCache {
     now: number,
   ): SharedAnswer | undefined {
     if (this.#flights.get(flight.key) === flight) this.#flights.delete(flight.key);
+    const policy = flight.policy;
+    // The common coalescable read: nobody waited and nothing may be stored — skip the scans.
+    if (
+      flight.waiters.length === 0 &&
+      policy.cache === 'never' &&
+      !FinalityTracker.observes(policy.method)
+    ) {
+      return undefined;
+    }
     const shared =
       body !== undefined && status >= 200 && status < 300
         ? this.#share(flight, contentType ?? UTF8_JSON, body, now)
