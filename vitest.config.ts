@@ -25,7 +25,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/e2e/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', 'test/deploy/**/*.test.ts'],
           testTimeout: 90_000,
           hookTimeout: 90_000,
         },

@@ -83,7 +83,14 @@ function volumeAt(file: string) {
   return { mount, volume };
 }
 interface Config {
-  server: { host: string; port: number; enable_metrics?: boolean; metrics_port?: number };
+  server: {
+    host: string;
+    port: number;
+    enable_metrics?: boolean;
+    metrics_port?: number;
+    keep_alive_timeout_ms?: number;
+    trusted_proxies?: string[];
+  };
   nodes: Array<{ name: string; url: string; provider_pricing_path: string }>;
 }
 const configKey = path.basename(configPath);
@@ -140,6 +147,12 @@ describe('examples/kubernetes', () => {
     expect(annotations['prometheus.io/path']).toBe('/metrics');
     expect(config.server.enable_metrics).toBe(true);
     expect(config.server.metrics_port, 'the metrics listener is loopback only').toBeUndefined();
+  });
+
+  it('keeps idle connections longer than a balancer or ingress does (no intermittent 502s)', () => {
+    // AWS ALB and nginx idle 60 s: cascade must not close a connection they may still reuse.
+    expect(config.server.keep_alive_timeout_ms).toBeGreaterThan(60_000);
+    expect(config.server.trusted_proxies?.length).toBeGreaterThan(0);
   });
 
   it('keeps quotas.json on the PersistentVolumeClaim, writable by the image user', () => {
