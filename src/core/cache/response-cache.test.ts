@@ -210,6 +210,13 @@ describe('ResponseCache policy', () => {
       wait.flight.waiters.push({ landed: (a) => got.push(a?.body.toString()) });
     if (lead.kind === 'lead') cache.land(lead.flight, 502, undefined, Buffer.from('{}'), 0);
     expect(got).toEqual([undefined]);
+    // An error answer is not shared either: it may be the node's, not the request's.
+    const again = cache.lookup(policy, body, span, 0)!;
+    const waiting = cache.lookup(policy, body, span, 0)!;
+    if (waiting.kind === 'wait') waiting.flight.waiters.push({ landed: (a) => got.push(a) });
+    const error = '{"jsonrpc":"2.0","id":7,"error":{"code":-32005,"message":"Node is behind"}}';
+    if (again.kind === 'lead') cache.land(again.flight, 200, undefined, Buffer.from(error), 0);
+    expect(got).toEqual([undefined, undefined]);
     // The flight is over: the next identical request leads again.
     expect(cache.lookup(policy, body, span, 0)!.kind).toBe('lead');
   });

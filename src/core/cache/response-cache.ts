@@ -151,17 +151,18 @@ export class ResponseCache {
 
   #share(flight: Flight, contentType: string, body: Buffer, now: number): SharedAnswer | undefined {
     const whole = trimmedSpan(body);
+    // Only a plain success is shared: an error may be this node's state rather than the
+    // request's, so each waiter then tries on its own.
+    if (memberValueSpan(body, whole, 'error') !== null) return undefined;
+    const resultSpan = memberValueSpan(body, whole, 'result');
     const idSpan = memberValueSpan(body, whole, 'id');
-    if (idSpan === undefined || idSpan === null) return undefined;
+    if (!resultSpan || !idSpan) return undefined;
     const shared: SharedAnswer = { body, idSpan, contentType };
     const policy = flight.policy;
     const observes = FinalityTracker.observes(policy.method);
     if (policy.cache === 'never' && !observes) return shared;
-    if (memberValueSpan(body, whole, 'error') !== null) return shared;
-    const resultSpan = memberValueSpan(body, whole, 'result');
-    if (resultSpan === undefined || resultSpan === null) return shared;
-    const nullResult = resultSpan.end - resultSpan.start === 4 && body[resultSpan.start] === 0x6e; // "null"
-    if (nullResult) return shared;
+    // "null": a lookup that may still appear (a receipt not mined yet) is never stored.
+    if (resultSpan.end - resultSpan.start === 4 && body[resultSpan.start] === 0x6e) return shared;
     const needsParse = observes || policy.cache === 'final';
     const result = needsParse ? parseSpan(body, resultSpan) : undefined;
     if (observes) this.#finality.observe(policy.method, flight.params, result);
