@@ -254,6 +254,22 @@ describe('response cache', () => {
     expect((mock.stats().byMethod.getGenesisHash ?? 0) - before).toBe(1);
   });
 
+  it('says in the access log how the cache met each request', async () => {
+    harness = await startHarness([{ name: 'a' }], {
+      clock: new ManualClock(1000),
+      cache: cacheConfig(),
+      accessLog: true,
+    });
+    for (const id of [1, 2]) await post(harness.url, JSON.stringify(rpc('getGenesisHash', id)));
+    const lines = harness.logs
+      .map((line) => JSON.parse(line) as { msg: string; node?: string; cache?: string })
+      .filter((line) => line.msg === 'request');
+    expect(lines.map((line) => [line.node, line.cache])).toEqual([
+      ['a', 'miss'],
+      ['cache', 'hit'],
+    ]);
+  });
+
   it('applies a changed [cache] on reload, and keeps stored answers across a price change', async () => {
     harness = await startHarness([{ name: 'a', prices: { getGenesisHash: 3 } }], {
       clock: new ManualClock(1000),

@@ -190,6 +190,7 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
       status: answered ? result.status : null,
       attempts: result.attempts,
       credits: result.credits,
+      ...(result.kind === 'answer' && result.cache ? { cache: result.cache } : {}),
     };
     logAccess(ctx, exchange.req, fields, outcome, seconds);
   }
