@@ -28,6 +28,8 @@ class SharedCounter implements UsageCounter {
   epoch = 0;
   /** Saved by this process's cache (kept per process, not shared through the store). */
   saved = 0;
+  /** Of `saved`, what a worker has not reported to its primary yet. */
+  savedUnreported = 0;
 
   constructor(readonly name: string) {}
 
@@ -41,6 +43,7 @@ class SharedCounter implements UsageCounter {
 
   save(credits: number): void {
     this.saved += credits;
+    this.savedUnreported += credits;
   }
 }
 
@@ -147,6 +150,17 @@ export class SharedUsageLedger implements UsageLedger {
       this.#seq++;
     }
     return { seq: this.#seq, deltas: this.#batch };
+  }
+
+  /** Credits the cache saved per node since the last call (a worker reports them). */
+  takeSaved(): Map<string, number> {
+    const saved = new Map<string, number>();
+    for (const counter of this.#counters.values()) {
+      if (counter.savedUnreported === 0) continue;
+      saved.set(counter.name, counter.savedUnreported);
+      counter.savedUnreported = 0;
+    }
+    return saved;
   }
 
   /** The store applied the outstanding batch (after `settle` for each node). */
