@@ -82,9 +82,7 @@ describe('npm pack', () => {
   it('ships exactly the build of the current sources (nothing stale, nothing missing)', () => {
     const built = pack.files.map((file) => file.path).filter((file) => file.startsWith('dist/'));
     const sources = tree('src')
-      .filter(
-        (file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.endsWith('.d.ts'),
-      )
+      .filter((file) => file.endsWith('.ts') && !/\.(test|d)\.ts$/.test(file))
       .map((file) => file.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js'));
     const stale = built.filter((file) => !sources.includes(file));
     expect(stale, 'stale files in dist/: rm -rf dist && npm run build').toEqual([]);
@@ -106,7 +104,7 @@ describe('the installed package', () => {
   it('npx cascade --help lists the commands', async () => {
     const { stdout } = await run('npx', ['--no-install', 'cascade', '--help'], {
       cwd: project,
-      timeout: 30_000,
+      timeout: 90_000,
     });
     expect(stdout).toContain('Usage: cascade');
     for (const command of ['serve', 'mock-nodes', 'validate-config', 'quota']) {
@@ -125,7 +123,7 @@ describe('the installed package', () => {
       {
         cwd: project,
         env: { ...process.env, CONFIG_PATH: '', HELIUS_API_KEY: 'key-1', ALCHEMY_API_KEY: 'key-2' },
-        timeout: 30_000,
+        timeout: 90_000,
       },
     );
     expect(result.stderr).toBe('');
