@@ -1,7 +1,13 @@
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import type { Clock } from '../../src/core/clock.js';
-import type { CacheConfig, Config, NodeConfig, ServerConfig } from '../../src/core/config/types.js';
+import type {
+  CacheConfig,
+  Config,
+  NodeConfig,
+  RoutingConfig,
+  ServerConfig,
+} from '../../src/core/config/types.js';
 import { ProxyServer } from '../../src/core/http/server.js';
 import { createPromMetrics } from '../../src/core/prom-metrics.js';
 import { LocalUsageLedger } from '../../src/core/quota/usage-ledger.js';
@@ -90,6 +96,8 @@ export async function startHarness(
     clock?: Clock;
     /** One log line per request in `logs` (--access-log). */
     accessLog?: boolean;
+    /** The `[routing]` section (default: the shipped strategies and write list). */
+    routing?: RoutingConfig;
     /** The `[cache]` table (default ROUTING_ONLY_CACHE; `null`: no table, the product default). */
     cache?: CacheConfig | null;
   } = {},
@@ -111,6 +119,7 @@ export async function startHarness(
     path: '/test/config.toml',
     server: serverConfig(options.server),
     nodes: configs,
+    routing: options.routing,
     ...(options.cache === null ? {} : { cache: options.cache ?? ROUTING_ONLY_CACHE }),
   };
   const logs: string[] = [];

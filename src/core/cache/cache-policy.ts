@@ -36,15 +36,19 @@ export const NO_CACHE_CONFIG: CacheConfig = {
   methods: new Map(),
 };
 
-/** Compiles `config` into method → policy; `seriesOf` gives each method's metric series. */
+/**
+ * Compiles `config` into method → policy; `seriesOf` gives each method's metric series.
+ * `writes` (the `[routing]` write list) are never cached or coalesced, like the shipped writes.
+ */
 export function compilePolicy(
   config: CacheConfig,
   seriesOf: (method: string) => number,
+  writes: readonly string[] = [],
 ): Map<string, MethodPolicy> {
   const policies = new Map<string, MethodPolicy>();
   const names = new Set([...SHIPPED_CACHE_RULES.keys(), ...config.methods.keys()]);
   for (const method of names) {
-    if (WRITE_METHODS.has(method)) continue;
+    if (WRITE_METHODS.has(method) || writes.includes(method)) continue;
     const shipped = SHIPPED_CACHE_RULES.get(method);
     const override = config.methods.get(method);
     const rule = override?.cache ?? shipped?.cache ?? 'never';

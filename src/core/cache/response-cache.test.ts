@@ -179,6 +179,15 @@ describe('ResponseCache policy', () => {
     expect(cachedAfterOne(cache, 'getBalance', ['addr'], { result: { value: 1 } })).toBe(false);
   });
 
+  it('never caches or coalesces the methods [routing] write_methods names', () => {
+    const cache = new ResponseCache(config(), undefined, ['getBalance', 'x_write']);
+    expect(cache.policyOf('getBalance')).toBeUndefined();
+    expect(cache.policyOf('getSlot')).toBeDefined();
+    cache.reconfigure(config(), ['getSlot']);
+    expect(cache.policyOf('getSlot')).toBeUndefined();
+    expect(cache.policyOf('getBalance')).toBeDefined();
+  });
+
   it('applies overrides, and a reload drops answers whose rule changed', () => {
     const methods = new Map<string, CacheMethodOverride>([
       ['getBalance', { cache: 'ttl', ttlMs: 50 }],

@@ -33,11 +33,15 @@ export class ResponseCache {
   readonly #metrics: CacheMetrics;
   readonly #other: number;
 
-  constructor(config: CacheConfig | undefined, metrics: CacheMetrics = NOOP_CACHE_METRICS) {
+  constructor(
+    config: CacheConfig | undefined,
+    metrics: CacheMetrics = NOOP_CACHE_METRICS,
+    writes: readonly string[] = [],
+  ) {
     this.#config = config ?? NO_CACHE_CONFIG;
     this.#metrics = metrics;
     this.#other = metrics.method('other');
-    this.#policies = compilePolicy(this.#config, (method) => metrics.method(method));
+    this.#policies = compilePolicy(this.#config, (method) => metrics.method(method), writes);
     this.#store = new AnswerStore(this.#config.enabled ? this.#config.maxBytes : 0);
     this.#finality = new FinalityTracker(this.#config.evmFinalityDepth);
     metrics.setSource(() => ({ bytes: this.#store.bytes, entries: this.#store.entries }));
@@ -139,10 +143,10 @@ export class ResponseCache {
   }
 
   /** Applies a reloaded `[cache]`: new rules, bound and depth; answers whose rule changed go. */
-  reconfigure(config: CacheConfig | undefined): void {
+  reconfigure(config: CacheConfig | undefined, writes: readonly string[] = []): void {
     const before = this.#policies;
     this.#config = config ?? NO_CACHE_CONFIG;
-    this.#policies = compilePolicy(this.#config, (method) => this.#metrics.method(method));
+    this.#policies = compilePolicy(this.#config, (method) => this.#metrics.method(method), writes);
     const after = this.#policies;
     this.#store.dropMethods((method) => !samePolicy(before.get(method), after.get(method)));
     this.#store.resize(this.#config.enabled ? this.#config.maxBytes : 0);

@@ -9,6 +9,7 @@ import { DeadlineQueue } from '../node/deadline-queue.js';
 import { nextReset } from '../quota/billing-period.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { RouteEvents } from '../routing/attempt.js';
+import { PolicyTable } from '../routing/policy-table.js';
 import { Topology, type TopologyDiff, type UsageProvider } from '../routing/topology.js';
 import { trustedProxyList } from './client-address.js';
 import { CorsPolicy } from './cors.js';
@@ -75,6 +76,8 @@ export class ProxyServer {
   /** Undefined when `cors_origins` is empty: no CORS headers, OPTIONS gets 405. */
   readonly #cors: CorsPolicy | undefined;
   #config: Config;
+  /** Per-method strategies and write handling; rebuilt by a reload. */
+  #policies: PolicyTable;
   #rankTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
   #allDown = false;
@@ -86,6 +89,7 @@ export class ProxyServer {
     this.#options = options;
     this.#config = options.config;
     this.#clock = options.clock ?? MONOTONIC_CLOCK;
+    this.#policies = new PolicyTable(options.config.routing, options.registry);
     const server = options.config.server;
     this.metrics =
       options.metrics ??
@@ -114,8 +118,13 @@ export class ProxyServer {
         events,
         budgetMs: options.budgetMs ?? server.requestTimeoutMs,
         attemptTimeoutMs: options.attemptTimeoutMs ?? server.attemptTimeoutMs,
+        policies: () => this.#policies,
       },
-      cache: new ResponseCache(options.config.cache, this.metrics.cache),
+      cache: new ResponseCache(
+        options.config.cache,
+        this.metrics.cache,
+        options.config.routing?.writeMethods,
+      ),
       registry: options.registry,
       metrics: this.metrics,
       clock: this.#clock,
@@ -222,8 +231,9 @@ export class ProxyServer {
       (key) => !sameValue(before[key], after[key]),
     );
     const { diff, retired } = this.topology.apply(config.nodes);
+    this.#policies = new PolicyTable(config.routing, this.#options.registry);
     // A changed [cache] applies at once; a changed price list leaves stored answers alone.
-    this.#handler.cache?.reconfigure(config.cache);
+    this.#handler.cache?.reconfigure(config.cache, config.routing?.writeMethods);
     // [server] and [cluster] apply at startup only.
     this.#config = { ...config, server: before, cluster: this.#config.cluster };
     for (const transport of retired) void transport.close().catch(() => undefined);
