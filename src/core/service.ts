@@ -21,7 +21,16 @@ import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { topologyTarget } from './cluster/topology-target.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import { applyReload, type ReloadOutcome } from './service-reload.js';
-import { joinFleet, logNodes, logRollover, startAdmin, startTimers } from './service-parts.js';
+import { handleStatusRoute } from './admin/admin-routes.js';
+import { LocalOperator } from './admin/local-operator.js';
+import {
+  joinFleet,
+  statusOnMetricsPort,
+  logNodes,
+  logRollover,
+  startAdmin,
+  startTimers,
+} from './service-parts.js';
 
 /** How to start cascade. */
 export interface CascadeOptions {
@@ -96,6 +105,8 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   let server: ProxyServer | undefined;
   let admin: AdminServer | undefined;
   let coordinator: RedisCoordinator | undefined;
+  let operator: LocalOperator | undefined;
+  let reload: () => ReloadOutcome = () => ({ ok: false, problems: ['still starting'] });
   const flusher = new QuotaFlusher({
     ledger,
     path: quotasPath,
@@ -115,7 +126,14 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       accessLog: options.accessLog,
       clock: options.clock,
       metrics: options.metrics,
+      onNodeHealth: (name, seconds) => operator?.nodeHealth(name, seconds),
+      metricsRoutes: (req, res, path) =>
+        statusOnMetricsPort(config) &&
+        operator !== undefined &&
+        handleStatusRoute(req, res, path, operator, logger),
     });
+    if (config.server.adminPort !== undefined || statusOnMetricsPort(config))
+      operator = new LocalOperator(server.topology, clock, logger, () => reload());
     if (shared) {
       const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
       const target = topologyTarget(server.topology, ledger, clock, onRollover);
@@ -131,9 +149,19 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     }
     await server.listen();
     const nodes = server.nodes.bind(server);
-    admin = await startAdmin(config.server.adminPort, nodes, ledger, flusher, logger, coordinator);
+    admin = await startAdmin(
+      config.server.adminPort,
+      nodes,
+      ledger,
+      flusher,
+      logger,
+      coordinator,
+      operator,
+      { host: config.server.adminHost, token: config.server.adminToken },
+    );
     acquireServerLock(quotasPath, admin?.port ?? null);
   } catch (err) {
+    operator?.stop();
     await admin?.close();
     await coordinator?.stop();
     await server?.close(0);
@@ -159,6 +187,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
 
   const close = async (): Promise<ShutdownSummary> => {
     stopTimers();
+    operator?.stop();
     await admin?.close();
     await running.close();
     // Sends what the last requests booked before the final write keeps the rest as unsent.
@@ -177,15 +206,16 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     return { code, requests: running.requestCounts(), usage };
   };
 
+  reload = () => {
+    if (closing === undefined) return applyReload(running, flusher, logger, options.reloadSource);
+    logger.warn('shutting down; reload ignored');
+    return { ok: false, problems: ['shutting down; reload ignored'] };
+  };
   return {
     server: running,
     adminPort: admin?.port,
     quotasPath,
-    reload: () => {
-      if (closing === undefined) return applyReload(running, flusher, logger, options.reloadSource);
-      logger.warn('shutting down; reload ignored');
-      return { ok: false, problems: ['shutting down; reload ignored'] };
-    },
+    reload: () => reload(),
     close: () => (closing ??= close()),
   };
 }

@@ -192,7 +192,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
       );
     }
   }
-  const server = readServerSection(doc, file, problems);
+  const server = readServerSection(doc, file, problems, env);
   const cluster = readClusterSection(doc, file, env, problems);
   const cache = readCacheSection(doc, file, problems);
   const entries = readNodes(doc, file, env, problems);
