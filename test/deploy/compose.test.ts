@@ -84,7 +84,7 @@ describe('compose files', () => {
   });
 
   it('publish ports on 127.0.0.1 only; Grafana on 3002 (3001 is for the WebSocket listener)', () => {
-    for (const compose of [basic, full, monitoring]) {
+    for (const compose of COMPOSE_FILES.map(readCompose)) {
       for (const service of Object.values(compose.services)) {
         for (const port of portsOf(service)) expect(port.ip).toBe('127.0.0.1');
       }

@@ -74,22 +74,21 @@ async function post(replica: Replica, id: number): Promise<number> {
 describe.skipIf(missing !== undefined)('replicas through Redis', () => {
   it('split each node’s rps limit between them, in whole shares within the limit', async () => {
     const { replicas } = await fleet(3, { rpsLimit: 100, maxConcurrent: 10 });
-    await expect
-      .poll(async () => gauge(await replicas[0]!.metrics(), 'cascade_cluster_members'))
-      .toBe(3);
-    const shares = await Promise.all(
-      replicas.map(async (r) =>
-        gauge(await r.metrics(), 'cascade_cluster_share_rps', '{node="n"}'),
-      ),
-    );
+    for (const replica of replicas)
+      await expect
+        .poll(async () => gauge(await replica.metrics(), 'cascade_cluster_members'))
+        .toBe(3);
+    const sharesOf = (name: string): Promise<number[]> =>
+      Promise.all(replicas.map(async (r) => gauge(await r.metrics(), name, '{node="n"}')));
+    // While the third replica joins, one that has not synced since may briefly hold its
+    // two-member share (the documented bound: one sync interval's lag); once every replica has
+    // seen all three, the shares in force add up to exactly the limit.
+    await expect.poll(async () => sum(await sharesOf('cascade_cluster_share_rps'))).toBe(100);
+    const shares = await sharesOf('cascade_cluster_share_rps');
     expect(shares.every((s) => Number.isInteger(s) && s > 0)).toBe(true);
-    expect(shares.reduce((a, b) => a + b)).toBeLessThanOrEqual(100);
-    const concurrency = await Promise.all(
-      replicas.map(async (r) =>
-        gauge(await r.metrics(), 'cascade_cluster_share_concurrency', '{node="n"}'),
-      ),
-    );
-    expect(concurrency.reduce((a, b) => a + b)).toBeLessThanOrEqual(10);
+    await expect
+      .poll(async () => sum(await sharesOf('cascade_cluster_share_concurrency')))
+      .toBe(10);
   });
 
   it('share one usage per node: every replica sees the fleet’s credits', async () => {
@@ -153,4 +152,8 @@ describe.skipIf(missing !== undefined)('replicas through Redis', () => {
 function currentPeriod(): string {
   const now = new Date();
   return `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}-01`;
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
 }

@@ -12,6 +12,7 @@ import { REPO_ROOT } from '../helpers/run-cli.js';
 export const COMPOSE_FILES = [
   'examples/basic_setup/docker-compose.yml',
   'examples/full_observability/docker-compose.yml',
+  'examples/replicas/docker-compose.yml',
   'monitoring/docker-compose.yml',
 ].map((file) => path.join(REPO_ROOT, file));
 
@@ -25,6 +26,8 @@ export interface ComposeService {
   readonly ports?: string[];
   readonly depends_on?: string[] | Record<string, { condition?: string }>;
   readonly stop_grace_period?: string;
+  readonly hostname?: string;
+  readonly healthcheck?: { readonly test?: string[] };
 }
 
 /** A compose file: its services and where it lives. */
@@ -38,7 +41,8 @@ export interface ComposeFile {
 /** Reads a compose file (path relative to the repository root or absolute). */
 export function readCompose(file: string): ComposeFile {
   const absolute = path.resolve(REPO_ROOT, file);
-  const doc = parse(readFileSync(absolute, 'utf8')) as {
+  // `<<: *anchor` merge keys, as Compose reads them (YAML 1.2 alone leaves `<<` a plain key).
+  const doc = parse(readFileSync(absolute, 'utf8'), { merge: true }) as {
     include?: string[];
     services?: Record<string, ComposeService>;
   };

@@ -39,6 +39,9 @@ export interface ShareTarget {
 /** Syncs a joining replica waits for before it serves (its shares grow in over a few syncs). */
 const READY_AFTER_SYNCS = 4;
 
+/** How long a stopping replica keeps trying to hand its last usage to Redis. */
+const STOP_SYNC_MS = 3000;
+
 interface Gates {
   readonly rps: ShareGate;
   readonly concurrent: ShareGate;
@@ -88,14 +91,17 @@ export class RedisCoordinator {
   }
 
   /**
-   * Stops syncing after sending what was booked (a few tries: a busy Redis may time out once).
-   * What still did not go stays unsent in quotas.json, sent at the next start.
+   * Stops syncing after sending what was booked, trying for up to STOP_SYNC_MS (a busy machine
+   * or Redis may miss a few deadlines; an unacknowledged batch would leave quotas.json counting
+   * it on top of the fleet's total). What still did not go stays unsent in quotas.json, sent
+   * again under its number at the next start.
    */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#timer?.cancel();
     await this.#running;
-    for (let tries = 0; tries < 3 && !(await this.#sync()); tries++) {
+    const deadline = this.clock.now() + STOP_SYNC_MS;
+    while (!(await this.#sync()) && this.clock.now() < deadline) {
       await this.clock.sleep(this.cluster.syncIntervalMs);
     }
     this.store.close();
