@@ -161,6 +161,22 @@ export default tseslint.config(
     ]),
   },
   {
+    files: ['src/core/cache/**/*.ts'],
+    rules: restrict([
+      {
+        group: [
+          '**/routing/**',
+          '**/http/**',
+          '**/index.js',
+          '**/commands/**',
+          '**/mock/**',
+          '**/bench/**',
+        ],
+        message: 'the cache sits between the parsed request and routing; http wires them.',
+      },
+    ]),
+  },
+  {
     files: ['src/core/routing/**/*.ts'],
     rules: restrict([
       {

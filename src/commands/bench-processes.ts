@@ -39,6 +39,9 @@ export function benchConfigToml(nodes: readonly BenchNode[], patient = false): s
   const lines = ['[server]', 'host = "127.0.0.1"', 'port = 0', 'enable_metrics = true'];
   if (patient) lines.push('request_timeout_ms = 10000', 'attempt_timeout_ms = 9000');
   lines.push('');
+  // The bench measures routing, so every request must reach a node: no cache, no coalescing
+  // of its identical requests (benchmarks/bench-cache.ts measures those).
+  lines.push('[cache]', 'enabled = false', 'coalesce = false', '');
   for (const node of nodes) {
     lines.push(
       '[[nodes]]',

@@ -103,7 +103,17 @@ function render(
       ]),
     ),
   );
+  io.out(savedLine(rows));
   io.out(describeSource(source, quotasPath));
+}
+
+/** One line on what the response cache and in-flight coalescing saved this period. */
+function savedLine(rows: readonly QuotaRow[]): string {
+  // A server of an older version sends rows without `saved`.
+  const saved = rows.filter((row) => (row.saved ?? 0) > 0);
+  const total = saved.reduce((sum, row) => sum + row.saved, 0);
+  const split = saved.map((row) => `${row.name} ${formatCredits(row.saved)}`).join(', ');
+  return `cache and coalescing saved ${formatCredits(total)} credits this period${split ? ` (${split})` : ''}`;
 }
 
 /** `cascade quota show`: per-node usage, live from a running server when one is reachable. */

@@ -69,6 +69,37 @@ export const WRITE_OUTCOMES = ['sent', 'already_known_as_success', 'failed'] as 
 /** Index into WRITE_OUTCOMES. */
 export const WriteOutcome = { sent: 0, alreadyKnownAsSuccess: 1, failed: 2 } as const;
 
+/** How the cache met a request (label `result` of rpc_cache_requests_total). */
+export const CACHE_RESULTS = ['hit', 'miss', 'coalesced', 'bypass'] as const;
+/** Index into CACHE_RESULTS. */
+export const CacheResult = { hit: 0, miss: 1, coalesced: 2, bypass: 3 } as const;
+
+/** The cache's size as read at scrape time. */
+export interface CacheSample {
+  readonly bytes: number;
+  readonly entries: number;
+}
+
+/** What the cache and coalescing record. */
+export interface CacheMetrics {
+  /** Creates `method`'s four result series at 0 (once); returns its series handle. */
+  method(name: string): number;
+  /** Counts one request of series `series` with `result` (a CacheResult). */
+  count(series: number, result: number): void;
+  /** Credits the first-choice node would have charged for an answer the cache or a flight gave. */
+  saved(node: string, credits: number): void;
+  /** Registers the live source of rpc_cache_bytes and rpc_cache_entries. */
+  setSource(source: () => CacheSample): void;
+}
+
+/** Cache recorders that record nothing. */
+export const NOOP_CACHE_METRICS: CacheMetrics = {
+  method: () => 0,
+  count: () => {},
+  saved: () => {},
+  setSource: () => {},
+};
+
 /** Seconds: 0.1 ms to 1 s, the range between a loopback answer and the request budget. */
 export const DURATION_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
@@ -142,6 +173,8 @@ export interface ProxyMetrics {
   setQuotaSource(source: () => readonly QuotaSample[]): void;
   /** Registers the live source of the cluster gauges (only when coordinating with others). */
   setClusterSource(source: () => ClusterSample): void;
+  /** The cache's recorders; absent = record nothing. */
+  readonly cache?: CacheMetrics;
   /** Prometheus text exposition. */
   render(): Promise<string>;
   readonly contentType: string;

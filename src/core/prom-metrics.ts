@@ -21,6 +21,7 @@ import {
   type BuildInfo,
   type ClusterSample,
 } from './metrics.js';
+import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
@@ -79,6 +80,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #cordoned: Gauge<string>;
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
+  readonly cache: PromCacheMetrics;
   #clusterRegistered = false;
 
   constructor(build: BuildInfo) {
@@ -192,6 +194,7 @@ class PromMetrics implements ProxyMetrics {
       aggregator: 'max',
     });
     this.#registerQuotaGauges(registers);
+    this.cache = createCacheMetrics(registry);
   }
 
   #registerQuotaGauges(registers: Registry[]): void {
@@ -285,6 +288,7 @@ class PromMetrics implements ProxyMetrics {
       },
     };
     this.#nodes.set(name, { recorder, attempts, skips, breaks, tier: undefined });
+    this.cache.addNode(name);
     return recorder;
   }
 
@@ -299,6 +303,7 @@ class PromMetrics implements ProxyMetrics {
     for (const index of series.skips) this.#skips.remove(index);
     this.#streamBreaks.remove(series.breaks);
     this.#cordoned.remove(name);
+    this.cache.removeNode(name);
     if (series.tier !== undefined) {
       this.#nodeHealthy.remove(name, series.tier);
       this.#latencyEma.remove(name, series.tier);

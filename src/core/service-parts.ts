@@ -75,7 +75,10 @@ export async function startAdmin(
   const report = () =>
     quotaReport(
       nodes(),
-      (name) => ({ used: ledger.counter(name).used, periodStart: ledger.periodStart(name) }),
+      (name) => {
+        const counter = ledger.counter(name);
+        return { used: counter.used, periodStart: ledger.periodStart(name), saved: counter.saved };
+      },
       new Date(),
     );
   const admin = await startAdminServer(

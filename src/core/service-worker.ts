@@ -125,7 +125,8 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     // IPC to the primary does not lose messages: each batch counts as delivered once sent.
     const deltas = Object.fromEntries(ledger.takeDeltas().deltas);
     ledger.acknowledge();
-    return send({ t: 'sync', deltas, demand, penalties: penalties.splice(0), health });
+    const saved = Object.fromEntries(ledger.takeSaved());
+    return send({ t: 'sync', deltas, demand, penalties: penalties.splice(0), health, saved });
   };
 
   let states = 0;

@@ -73,6 +73,14 @@ export interface Cascade {
   close(): Promise<ShutdownSummary>;
 }
 
+/** The startup line's word on the cache: what is on, and its bound. */
+function cacheSummary(cache: Config['cache']): string {
+  if (cache === undefined) return 'coalescing only';
+  const coalescing = cache.coalesce ? ' + coalescing' : '';
+  if (!cache.enabled) return cache.coalesce ? 'coalescing only' : 'off';
+  return `${Math.round(cache.maxBytes / 1048576)} MiB${coalescing}`;
+}
+
 /** Logs one line per node (URLs redacted) and where the service listens. */
 function logStartup(options: CascadeOptions, server: ProxyServer): void {
   logNodes(server.nodes(), options.logger);
@@ -83,6 +91,7 @@ function logStartup(options: CascadeOptions, server: ProxyServer): void {
     nodes: server.nodes().length,
     metrics: server.config.server.enableMetrics,
     quotas: options.quotasPath,
+    cache: cacheSummary(server.config.cache),
   };
   options.logger.info(fields, options.description ?? 'cascade serving');
 }

@@ -97,6 +97,23 @@ describe('credits end to end', () => {
     expect(fromFile.nodes[0]!.used).toBe(6);
   });
 
+  it('shows the credits the cache saved this period, live and after a restart', async () => {
+    const s = await setup(['a']);
+    s.write([{ name: 'a' }], `admin_port = ${await freePort()}\n[cache]`);
+    let run = await serve(s);
+    for (let i = 0; i < 3; i++) expect(await call(run.url, 'getGenesisHash')).toBe(200);
+    const live = await runCli(['quota', 'show', '--config', s.config], { cwd: s.dir });
+    expect(live.stdout).toContain('cache and coalescing saved 2 credits this period (a 2)');
+    expect(await run.p.stop('SIGTERM')).toBe(0);
+    expect(fileUsage(s).a).toMatchObject({ used: 1, saved: 2 });
+    run = await serve(s);
+    expect(await call(run.url, 'getGenesisHash')).toBe(200);
+    await run.p.stop('SIGTERM');
+    const fromFile = await runCli(['quota', 'show', '--config', s.config], { cwd: s.dir });
+    expect(fromFile.stdout).toContain('cache and coalescing saved 2 credits this period');
+    expect(fileUsage(s).a).toMatchObject({ used: 2, saved: 2 });
+  });
+
   it('keeps usage across a restart', async () => {
     const s = await setup(['a']);
     s.write([{ name: 'a' }]);

@@ -57,6 +57,8 @@ async function startFleet(
       `[server]\nhost = "127.0.0.1"\nport = ${port}\nenable_metrics = true\nquotas_path = "r${i}.json"\n${server}\n` +
         `[cluster]\nredis_url = "redis://127.0.0.1:${redisPort}"\nkey_prefix = "e2e"\nreplica_id = "r${i}"\n` +
         `sync_interval_ms = 50\nlease_ttl_ms = 1000\n\n` +
+        // Every request must reach the node: the limits are what is measured, not coalescing.
+        `[cache]\nenabled = false\ncoalesce = false\n\n` +
         `[[nodes]]\nname = "n"\nurl = "${upstream}"\ntier = 0\nmonthly_limit = 0\n` +
         `provider_pricing_path = "prices.toml"\n${node}\n`,
     );

@@ -20,9 +20,13 @@ afterEach(async () => {
   temp?.cleanup();
 });
 
+/** Routing tests send identical requests at once: every one must reach the node. */
+const NO_CACHE = '[cache]\nenabled = false\ncoalesce = false\n';
+
 async function startWorkers(
   upstream: string,
   node: string,
+  cache = NO_CACHE,
 ): Promise<{ url: string; quotas: string; admin: number }> {
   temp = makeTempDir('cascade-workers-');
   const port = await freePort();
@@ -31,6 +35,7 @@ async function startWorkers(
   writeFileSync(
     temp.path('config.toml'),
     `[server]\nhost = "127.0.0.1"\nport = ${port}\nenable_metrics = true\nadmin_port = ${admin}\n\n` +
+      `${cache}\n` +
       `[[nodes]]\nname = "n"\nurl = "${upstream}"\ntier = 0\nmonthly_limit = 0\n` +
       `provider_pricing_path = "prices.toml"\n${node}\n`,
   );
@@ -99,6 +104,29 @@ describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
     // Every credit booked is a request the node received, and the other way round.
     const usage = JSON.parse(readFileSync(quotas, 'utf8')) as Record<string, { used: number }>;
     expect(usage.n!.used).toBe(arrivals.length);
+  });
+
+  it('counts the credits every worker’s cache saved, in /metrics and in quotas.json', async () => {
+    const upstream = await recordingUpstream();
+    const { url, quotas } = await startWorkers(upstream.url, '', '[cache]\n');
+    const ask = (id: number) =>
+      fetch(url, {
+        method: 'POST',
+        body: `{"jsonrpc":"2.0","id":${id},"method":"getGenesisHash"}`,
+      });
+    // Sequential requests: each worker's first is a miss, every later one a hit.
+    for (let id = 0; id < 10; id++) expect((await ask(id)).status).toBe(200);
+    const { arrivals } = await upstream.report();
+    const saved = 10 - arrivals.length;
+    expect(saved).toBeGreaterThanOrEqual(8);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain(`rpc_credits_saved_total{node="n"} ${saved}`);
+    expect(await proxy!.stop('SIGTERM')).toBe(0);
+    const usage = JSON.parse(readFileSync(quotas, 'utf8')) as Record<
+      string,
+      { used: number; saved?: number }
+    >;
+    expect(usage.n).toMatchObject({ used: arrivals.length, saved });
   });
 
   it('answers /health and /metrics for the whole proxy', async () => {

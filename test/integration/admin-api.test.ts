@@ -10,7 +10,7 @@ import { createPromMetrics } from '../../src/core/prom-metrics.js';
 import { startCascade, type Cascade } from '../../src/core/service.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { TEST_REGISTRY, nodeConfig } from '../support/node-config.js';
-import { rpc, serverConfig } from '../support/proxy-harness.js';
+import { rpc, ROUTING_ONLY_CACHE, serverConfig } from '../support/proxy-harness.js';
 import { closeUpstreams, startHeldUpstream, startUpstream } from '../support/upstreams.js';
 
 let cascade: Cascade | undefined;
@@ -67,6 +67,8 @@ async function start(
       ...server,
     }),
     nodes,
+    // Identical requests held at once must each reach the node: no coalescing.
+    cache: ROUTING_ONLY_CACHE,
   };
   cascade = await startCascade({
     config,

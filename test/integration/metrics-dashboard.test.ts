@@ -147,6 +147,10 @@ describe('the Grafana dashboard (monitoring/grafana/dashboards/cascade.json)', (
       /sum by \(strategy\) \(rate\(cascade_strategy_attempts_total/,
       /sum by \(event\) \(rate\(cascade_hedges_total/,
       /sum by \(outcome\) \(rate\(cascade_write_outcomes_total/,
+      /sum by \(result\) \(rate\(rpc_cache_requests_total/,
+      /rpc_credits_saved_total/,
+      /rpc_cache_bytes/,
+      /rpc_cache_entries/,
     ]) {
       expect(exprs).toMatch(needed);
     }

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import type { Clock } from '../../src/core/clock.js';
 import type {
+  CacheConfig,
   Config,
   NodeConfig,
   RoutingConfig,
@@ -46,6 +47,22 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * The harness's `[cache]` unless a test passes its own: nothing cached, nothing coalesced.
+ * Routing tests send identical requests at once and count what each one does; coalescing (on
+ * by default in the product) would merge them. Tests of the cache pass `cache`.
+ */
+export const ROUTING_ONLY_CACHE: CacheConfig = {
+  enabled: false,
+  coalesce: false,
+  maxBytes: 0,
+  maxEntryBytes: 0,
+  ttlMs: 400,
+  evmFinalityDepth: undefined,
+  responseHeader: false,
+  methods: new Map(),
+};
+
 /** Builds the server section of a test config. */
 export function serverConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
   return {
@@ -85,6 +102,8 @@ export async function startHarness(
     accessLog?: boolean;
     /** The `[routing]` section (default: the shipped strategies and write list). */
     routing?: RoutingConfig;
+    /** The `[cache]` table (default ROUTING_ONLY_CACHE; `null`: no table, the product default). */
+    cache?: CacheConfig | null;
   } = {},
 ): Promise<Harness> {
   const live = nodes.filter((node) => !node.dead);
@@ -105,6 +124,7 @@ export async function startHarness(
     server: serverConfig(options.server),
     nodes: configs,
     routing: options.routing,
+    ...(options.cache === null ? {} : { cache: options.cache ?? ROUTING_ONLY_CACHE }),
   };
   const logs: string[] = [];
   const sink = new Writable({

@@ -19,6 +19,8 @@ export interface WorkerSync {
   readonly demand: Readonly<Record<string, readonly [number, number]>>;
   /** Penalties it applied since the last report: [node, seconds], seconds 0 = recovered. */
   readonly penalties: ReadonlyArray<readonly [string, number]>;
+  /** Credits its cache saved since the last report, per node (absent: none). */
+  readonly saved?: Readonly<Record<string, number>>;
 }
 
 /** The primary's answer (primary → worker). */
@@ -82,6 +84,9 @@ export class WorkerHub implements ShareTarget {
     if (worker === undefined) return { t: 'state', totals: {}, shares: {}, penalties: [] };
     for (const [name, credits] of Object.entries(report.deltas)) {
       if (credits !== 0) this.ledger.counter(name).add(credits);
+    }
+    for (const [name, credits] of Object.entries(report.saved ?? {})) {
+      this.ledger.counter(name).save(credits);
     }
     for (const [name, [rps, concurrent]] of Object.entries(report.demand)) {
       this.#wanted.set(name, (this.#wanted.get(name) ?? 0) + rps);

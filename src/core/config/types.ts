@@ -112,6 +112,36 @@ export interface ClusterConfig {
   readonly fallbackFraction: number | undefined;
 }
 
+/** One `[cache.methods.NAME]` override; absent fields keep the shipped rule. */
+export interface CacheMethodOverride {
+  readonly cache?: 'forever' | 'final' | 'ttl' | 'never';
+  readonly ttlMs?: number;
+  readonly coalesce?: boolean;
+}
+
+/** The `[cache]` table, defaults applied. */
+export interface CacheConfig {
+  /** Answers that cannot change are kept and reused (false: coalescing only). */
+  readonly enabled: boolean;
+  /** In-flight coalescing of identical reads. */
+  readonly coalesce: boolean;
+  /** Memory bound of the stored answers (LRU eviction past it), bytes. */
+  readonly maxBytes: number;
+  /** Answers bigger than this are never stored, bytes. */
+  readonly maxEntryBytes: number;
+  /** TTL of the head-tracking rows, ms. */
+  readonly ttlMs: number;
+  /**
+   * EVM only: also treat blocks this deep below the newest `eth_blockNumber` seen as final;
+   * undefined = only the `finalized` block tag (the safe default).
+   */
+  readonly evmFinalityDepth: number | undefined;
+  /** Send `x-cascade-cache: hit|coalesced|miss` on answers. */
+  readonly responseHeader: boolean;
+  /** Per-method overrides of the shipped policy. */
+  readonly methods: ReadonlyMap<string, CacheMethodOverride>;
+}
+
 /** A complete, valid configuration. */
 export interface Config {
   /** Absolute path of the balancer config file. */
@@ -122,6 +152,8 @@ export interface Config {
   readonly cluster?: ClusterConfig | undefined;
   /** Per-method strategies and write handling; absent = the shipped defaults. */
   readonly routing?: RoutingConfig | undefined;
+  /** The `[cache]` table; absent = coalescing on, cache off. */
+  readonly cache?: CacheConfig | undefined;
 }
 
 /** What the loader returns: never throws on bad input. */

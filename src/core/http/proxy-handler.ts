@@ -13,10 +13,11 @@ import {
   type BatchElement,
   type RpcRequest,
 } from '../protocol/rpc-request.js';
-import { routeBatch } from '../routing/batch-route.js';
+import type { ResponseCache } from '../cache/response-cache.js';
 import type { RouteContext, RouteResult } from '../routing/route-context.js';
-import { route } from '../routing/route.js';
 import { logAccess } from './access-log.js';
+import { routeBatchCached } from './cached-batch.js';
+import { routeCached } from './cached-route.js';
 import { pipeAnswer, sendAnswer } from './compression.js';
 import { BodyReader, readBody } from './read-body.js';
 import { sendRpcError } from './respond.js';
@@ -32,6 +33,8 @@ export const FORWARDED_HEADERS = [
 /** Everything the proxy route needs. */
 export interface ProxyHandlerContext {
   readonly route: RouteContext;
+  /** The response cache and coalescer (reconfigured in place on reload). */
+  readonly cache: ResponseCache | undefined;
   readonly registry: MethodRegistry;
   readonly metrics: ProxyMetrics;
   readonly clock: Clock;
@@ -93,6 +96,9 @@ function finish(exchange: Exchange, outcome: number): number {
 
 function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteResult): number {
   const { req, res, ctx } = exchange;
+  if (ctx.cache?.responseHeader) {
+    res.setHeader('x-cascade-cache', (result.kind === 'answer' && result.cache) || 'miss');
+  }
   if (ctx.routingHeaders) {
     const node = result.kind === 'answer' ? result.node : undefined;
     setRoutingHeaders(res, node, result.attempts, result.credits);
@@ -169,7 +175,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
     return;
   }
   exchange.rpc = parsed.request;
-  route(parsed.request, forwardHeaders(req), ctx.route, onRouted, exchange);
+  routeCached(parsed.request, forwardHeaders(req), ctx, onRouted, exchange);
 }
 
 /** Where routing reports how a single request ended. */
@@ -204,6 +210,7 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
       status: answered ? result.status : null,
       attempts: result.attempts,
       credits: result.credits,
+      ...(result.kind === 'answer' && result.cache ? { cache: result.cache } : {}),
     };
     logAccess(ctx, exchange.req, fields, outcome, seconds);
   }
@@ -222,7 +229,7 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
     });
     return;
   }
-  const result = await routeBatch(batch, forwardHeaders(req), ctx.route);
+  const result = await routeBatchCached(batch, forwardHeaders(req), ctx);
   lastOnConnection(exchange);
   if (ctx.routingHeaders)
     setRoutingHeaders(res, result.nodes.join(','), result.attempts, result.credits);

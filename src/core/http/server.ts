@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { ResponseCache } from '../cache/response-cache.js';
 import { MONOTONIC_CLOCK, type Clock } from '../clock.js';
 import type { Config, NodeConfig } from '../config/types.js';
 import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js';
@@ -86,6 +87,11 @@ export class ProxyServer {
         attemptTimeoutMs: options.attemptTimeoutMs ?? server.attemptTimeoutMs,
         policies: () => this.#policies,
       },
+      cache: new ResponseCache(
+        options.config.cache,
+        this.metrics.cache,
+        options.config.routing?.writeMethods,
+      ),
       registry: options.registry,
       metrics: this.metrics,
       clock: this.#clock,
@@ -184,11 +190,18 @@ export class ProxyServer {
     );
     const { diff, retired } = this.topology.apply(config.nodes);
     this.#policies = new PolicyTable(config.routing, this.#options.registry);
+    // A changed [cache] applies at once; a changed price list leaves stored answers alone.
+    this.#handler.cache?.reconfigure(config.cache, config.routing?.writeMethods);
     // [server] and [cluster] apply at startup only.
     this.#config = { ...config, server: before, cluster: this.#config.cluster };
     for (const transport of retired) void transport.close().catch(() => undefined);
     this.#tick();
     return { diff, serverChanged };
+  }
+
+  /** The response cache and coalescer. */
+  get cache(): ResponseCache | undefined {
+    return this.#handler.cache;
   }
 
   /** The node configs now in force (config order). */

@@ -12,6 +12,8 @@ import { TokenBucket } from './token-bucket.js';
 export interface UsageCounter {
   readonly used: number;
   add(credits: number): void;
+  /** Records credits the cache or coalescing saved this node (optional: not every ledger keeps it). */
+  save?(credits: number): void;
 }
 
 /** What every node of a server shares: its clock and its queue of attempt deadlines. */

@@ -184,3 +184,26 @@ function catchError(fn: () => unknown): QuotaFileError {
   }
   throw new Error('expected an error');
 }
+
+describe('saved credits in quotas.json', () => {
+  it('writes `saved` only when the cache saved something, and reads it back', () => {
+    const entry = { used: 5, periodStart: '2026-08-01', saved: 1234 };
+    const text = formatQuotaFile(
+      snapshotOf([
+        ['a', entry],
+        ['b', { used: 1, periodStart: '2026-08-01' }],
+      ]),
+    );
+    expect(text).toContain('"period_start": "2026-08-01",\n    "saved": 1234\n');
+    expect(text.match(/saved/g)).toHaveLength(1);
+    expect(parseQuotaFile(text, 'quotas.json').get('a')).toEqual(entry);
+  });
+
+  it('reads files without it (older versions) and refuses a bad value, naming it', () => {
+    const old = '{"a": {"used": 3, "period_start": "2026-08-01"}}';
+    expect(parseQuotaFile(old, 'q.json').get('a')).toEqual({ used: 3, periodStart: '2026-08-01' });
+    expect(() =>
+      parseQuotaFile('{"a": {"used": 3, "period_start": "2026-08-01", "saved": -1}}', 'q.json'),
+    ).toThrow(/"a".saved must be a whole number ≥ 0, got -1/);
+  });
+});

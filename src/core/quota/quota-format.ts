@@ -19,10 +19,12 @@ export function formatQuotaFile(snapshot: QuotaSnapshot): string {
     checkEntry(name, entry);
     // `unsent` only exists for replicas sharing usage through Redis, and only while > 0.
     const unsent = entry.unsent ? `,\n    "unsent": ${entry.unsent}` : '';
+    // `saved` (credits the cache saved) only while > 0: older cascades ignore the field.
+    const saved = entry.saved ? `,\n    "saved": ${entry.saved}` : '';
     return (
       `  ${JSON.stringify(name)}: {\n` +
       `    "used": ${entry.used},\n` +
-      `    "period_start": ${JSON.stringify(entry.periodStart)}${unsent}\n` +
+      `    "period_start": ${JSON.stringify(entry.periodStart)}${unsent}${saved}\n` +
       `  }`
     );
   });
@@ -69,7 +71,7 @@ function parseEntry(name: string, value: unknown, problems: string[]): QuotaEntr
     problems.push(`${at} must be an object {"used": …, "period_start": …}, got ${kindOf(value)}`);
     return undefined;
   }
-  const { used, period_start: periodStart, unsent } = value;
+  const { used, period_start: periodStart, unsent, saved } = value;
   const before = problems.length;
   if (!isUsage(used)) problems.push(`${at}.used ${usageProblem(used)}`);
   if (
@@ -78,14 +80,21 @@ function parseEntry(name: string, value: unknown, problems: string[]): QuotaEntr
   ) {
     problems.push(`${at}.unsent must be a whole number from 0 to "used", got ${show(unsent)}`);
   }
+  if (saved !== undefined && !isUsage(saved)) {
+    problems.push(`${at}.saved must be a whole number ≥ 0, got ${show(saved)}`);
+  }
   if (typeof periodStart !== 'string' || !isCalendarDay(periodStart)) {
     problems.push(
       `${at}.period_start must be a calendar day "YYYY-MM-DD", got ${show(periodStart)}`,
     );
   }
   if (problems.length > before) return undefined;
-  const entry = { used: used as number, periodStart: periodStart as string };
-  return unsent ? { ...entry, unsent: unsent as number } : entry;
+  return {
+    used: used as number,
+    periodStart: periodStart as string,
+    ...(unsent ? { unsent: unsent as number } : {}),
+    ...(saved ? { saved: saved as number } : {}),
+  };
 }
 
 function usageProblem(used: unknown): string {
@@ -101,6 +110,9 @@ function checkEntry(name: string, entry: QuotaEntry): void {
   }
   if (!isCalendarDay(entry.periodStart)) {
     throw new RangeError(`period start of "${name}" is not a calendar day: ${entry.periodStart}`);
+  }
+  if (entry.saved !== undefined && !isUsage(entry.saved)) {
+    throw new RangeError(`saved credits of "${name}" are not a whole number ≥ 0: ${entry.saved}`);
   }
   if (entry.unsent !== undefined && (!isUsage(entry.unsent) || entry.unsent > entry.used)) {
     throw new RangeError(

@@ -6,6 +6,8 @@ export interface QuotaRow {
   readonly name: string;
   readonly tier: number;
   readonly used: number;
+  /** Credits the cache and coalescing saved this node in the period. */
+  readonly saved: number;
   /** Usage past which the node is skipped; null when unmetered. */
   readonly threshold: number | null;
   /** Credits per period; null when unmetered. */
@@ -22,6 +24,7 @@ export interface QuotaRow {
 export interface UsageReading {
   readonly used: number;
   readonly periodStart: string | undefined;
+  readonly saved?: number | undefined;
 }
 
 /** Builds the report rows for `nodes` (config order) from their usage on `today` (UTC). */
@@ -41,6 +44,7 @@ export function quotaReport(
       name: node.name,
       tier: node.tier,
       used,
+      saved: reading?.saved ?? 0,
       threshold: Number.isFinite(node.spilloverThreshold) ? node.spilloverThreshold : null,
       monthly_limit: limit,
       percent_used: limit === null ? null : Math.round((used / limit) * 10_000) / 100,

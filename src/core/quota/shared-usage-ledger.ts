@@ -26,6 +26,10 @@ class SharedCounter implements UsageCounter {
   /** Sent, not acknowledged yet. */
   sending = 0;
   epoch = 0;
+  /** Saved by this process's cache (kept per process, not shared through the store). */
+  saved = 0;
+  /** Of `saved`, what a worker has not reported to its primary yet. */
+  savedUnreported = 0;
 
   constructor(readonly name: string) {}
 
@@ -35,6 +39,11 @@ class SharedCounter implements UsageCounter {
 
   add(credits: number): void {
     this.pending += credits;
+  }
+
+  save(credits: number): void {
+    this.saved += credits;
+    this.savedUnreported += credits;
   }
 }
 
@@ -70,7 +79,7 @@ export class SharedUsageLedger implements UsageLedger {
   /** A local reset (billing period, operator): starts a new epoch; unsent usage is dropped. */
   reset(name: string): void {
     const counter = this.#counterOf(name);
-    counter.base = counter.pending = counter.sending = 0;
+    counter.base = counter.pending = counter.sending = counter.saved = 0;
     counter.epoch++;
   }
 
@@ -84,6 +93,7 @@ export class SharedUsageLedger implements UsageLedger {
     counter.base = entry.used - unsent;
     counter.pending = unsent;
     counter.sending = 0;
+    counter.saved = entry.saved ?? 0;
     this.setPeriodStart(name, entry.periodStart);
   }
 
@@ -109,7 +119,13 @@ export class SharedUsageLedger implements UsageLedger {
       const counter = this.#counters.get(name);
       const unsent = counter === undefined ? 0 : counter.pending + counter.sending;
       const used = counter?.used ?? 0;
-      entries.set(name, unsent > 0 ? { used, periodStart, unsent } : { used, periodStart });
+      const saved = counter?.saved ?? 0;
+      entries.set(name, {
+        used,
+        periodStart,
+        ...(unsent > 0 ? { unsent } : {}),
+        ...(saved > 0 ? { saved } : {}),
+      });
     }
     return entries;
   }
@@ -134,6 +150,17 @@ export class SharedUsageLedger implements UsageLedger {
       this.#seq++;
     }
     return { seq: this.#seq, deltas: this.#batch };
+  }
+
+  /** Credits the cache saved per node since the last call (a worker reports them). */
+  takeSaved(): Map<string, number> {
+    const saved = new Map<string, number>();
+    for (const counter of this.#counters.values()) {
+      if (counter.savedUnreported === 0) continue;
+      saved.set(counter.name, counter.savedUnreported);
+      counter.savedUnreported = 0;
+    }
+    return saved;
   }
 
   /** The store applied the outstanding batch (after `settle` for each node). */

@@ -10,6 +10,8 @@ export interface QuotaEntry {
    * sent again after a restart, so a killed replica loses nothing it had written.
    */
   readonly unsent?: number;
+  /** Credits the cache and coalescing saved this node in the period (`saved`, only when > 0). */
+  readonly saved?: number;
 }
 
 /** Usage of every node that has a period marker, keyed by node name. */
@@ -25,6 +27,10 @@ export interface UsageCounter {
   readonly used: number;
   /** Books `credits` (a whole number ≥ 0). Never refunded. */
   add(credits: number): void;
+  /** Credits answers from the cache or a shared flight saved this node in the period. */
+  readonly saved: number;
+  /** Records `credits` saved. */
+  save(credits: number): void;
 }
 
 /** What a ledger forgot when a node left the configuration (for the log line). */
@@ -60,11 +66,16 @@ export interface UsageLedger {
 /** The counter `LocalUsageLedger` hands out: a plain field, so `add` is one store. */
 class LocalCounter implements UsageCounter {
   used = 0;
+  saved = 0;
 
   constructor(readonly name: string) {}
 
   add(credits: number): void {
     this.used += credits;
+  }
+
+  save(credits: number): void {
+    this.saved += credits;
   }
 }
 
@@ -88,7 +99,8 @@ export class LocalUsageLedger implements UsageLedger {
   }
 
   reset(name: string): void {
-    this.#counterOf(name).used = 0;
+    const counter = this.#counterOf(name);
+    counter.used = counter.saved = 0;
     this.#epochs.set(name, this.epoch(name) + 1);
   }
 
@@ -97,7 +109,9 @@ export class LocalUsageLedger implements UsageLedger {
   }
 
   restore(name: string, entry: QuotaEntry): void {
-    this.#counterOf(name).used = entry.used;
+    const counter = this.#counterOf(name);
+    counter.used = entry.used;
+    counter.saved = entry.saved ?? 0;
     this.setPeriodStart(name, entry.periodStart);
   }
 
@@ -119,7 +133,9 @@ export class LocalUsageLedger implements UsageLedger {
   snapshot(): QuotaSnapshot {
     const entries = new Map<string, QuotaEntry>();
     for (const [name, periodStart] of this.#markers) {
-      entries.set(name, { used: this.#counters.get(name)?.used ?? 0, periodStart });
+      const counter = this.#counters.get(name);
+      const saved = counter?.saved ?? 0;
+      entries.set(name, { used: counter?.used ?? 0, periodStart, ...(saved > 0 ? { saved } : {}) });
     }
     return entries;
   }

@@ -41,6 +41,10 @@ export interface BatchResult {
   readonly credits: number;
   /** Nodes that answered elements, in first-answer order. */
   readonly nodes: readonly string[];
+  /** Each element's upstream answer (client id in place), by input index; undefined if none. */
+  readonly answers: readonly (string | undefined)[];
+  /** Each element's part of `body`, by input index; undefined for a notification. */
+  readonly texts: readonly (string | undefined)[];
 }
 
 /** One element's routing state. */
@@ -177,13 +181,22 @@ async function runRound(round: AdmissionRound, state: BatchRoute): Promise<boole
 function assemble(state: BatchRoute, timedOut: boolean): BatchResult {
   const message = timedOut ? ERROR_MESSAGE.globalTimeout : ERROR_MESSAGE.allFailed;
   const parts: string[] = [];
+  const answers: (string | undefined)[] = [];
+  const texts: (string | undefined)[] = [];
   for (const progress of state.pending) {
     const idJson = progress.element.idJson;
-    if (idJson === undefined) continue;
     // Never a synthetic error where an upstream answered: its error goes back instead.
     const upstream = progress.answer ?? progress.held;
+    const routed = idJson !== undefined && progress.element.method !== undefined;
+    answers.push(routed ? upstream : undefined);
+    if (idJson === undefined) {
+      texts.push(undefined);
+      continue;
+    }
     if (upstream !== undefined && progress.held === upstream) state.forwarded = true;
-    parts.push(upstream ?? errorJson(RPC_ERROR.serverError, message, idJson));
+    const text = upstream ?? errorJson(RPC_ERROR.serverError, message, idJson);
+    texts.push(text);
+    parts.push(text);
   }
   const body = parts.length === 0 ? '' : `[${parts.join(',')}]`;
   return {
@@ -193,6 +206,8 @@ function assemble(state: BatchRoute, timedOut: boolean): BatchResult {
     attempts: state.attempts,
     credits: state.credits,
     nodes: state.nodes,
+    answers,
+    texts,
   };
 }
 

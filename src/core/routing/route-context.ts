@@ -27,6 +27,8 @@ export type RouteResult =
       readonly node: string;
       readonly attempts: number;
       readonly credits: number;
+      /** How the response cache met it (absent: it did not). */
+      readonly cache?: 'hit' | 'coalesced' | 'miss';
     }
   | {
       readonly kind: 'exhausted' | 'timeout';

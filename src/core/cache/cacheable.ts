@@ -1,0 +1,44 @@
+/**
+ * Whether an upstream answer may be stored, by the method's rule (docs in the README's cache
+ * table). Never: errors, `null` results (a receipt not mined yet may appear later), answers
+ * that are not a plain JSON-RPC success, and `final` answers that cannot prove finality.
+ */
+import type { FinalityCheck } from '../protocol/method-cache-rules.js';
+import { quantity, type FinalityTracker } from './finality.js';
+
+/** The commitment a Solana request asks at: its config object's, else the RPC default. */
+function solanaCommitment(params: unknown): unknown {
+  if (!Array.isArray(params)) return 'finalized';
+  for (const item of params.slice(1)) {
+    if (typeof item === 'object' && item !== null && 'commitment' in item) {
+      return (item as { commitment: unknown }).commitment;
+    }
+  }
+  return 'finalized';
+}
+
+function blockOfResult(result: unknown): number | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const object = result as { blockNumber?: unknown; number?: unknown };
+  return quantity(object.blockNumber ?? object.number);
+}
+
+/**
+ * Whether a non-null `result` of a `final` rule is final. `params` is the parsed canonical
+ * params (undefined when the request had none).
+ */
+export function isFinal(
+  check: FinalityCheck,
+  params: unknown,
+  result: unknown,
+  finality: FinalityTracker,
+): boolean {
+  if (check === 'solana_commitment') return solanaCommitment(params) === 'finalized';
+  const head = finality.evmFinalizedBlock();
+  if (head === undefined) return false;
+  const block =
+    check === 'evm_result_block'
+      ? blockOfResult(result)
+      : quantity(Array.isArray(params) ? (params[0] as unknown) : undefined);
+  return block !== undefined && block <= head;
+}

@@ -1,0 +1,180 @@
+/**
+ * Batches through the response cache, element by element: an element with a stored answer is
+ * answered in place, one identical to a request in flight waits for it, and the rest travel
+ * through the batch router as one (smaller) batch. Led elements land their answers in the cache
+ * for their waiters; waiters whose leader got no shareable answer are routed afterwards with
+ * what is left of the batch's budget.
+ */
+import {
+  withClientId,
+  type FlightWaiter,
+  type SharedAnswer,
+  type Flight,
+} from '../cache/flight.js';
+import type { ResponseCache } from '../cache/response-cache.js';
+import type { ForwardHeaders } from '../node/attempt-response.js';
+import { ERROR_MESSAGE, RPC_ERROR, errorJson } from '../protocol/error-body.js';
+import type { BatchElement } from '../protocol/rpc-request.js';
+import { routeBatch, type BatchResult } from '../routing/batch-route.js';
+import { bookSaved, type CachedRouteContext } from './cached-route.js';
+
+/** A batch element waiting on an identical request in flight. */
+class ElementWaiter implements FlightWaiter {
+  readonly answer: Promise<SharedAnswer | undefined>;
+  #resolve!: (answer: SharedAnswer | undefined) => void;
+
+  constructor() {
+    this.answer = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  landed(answer: SharedAnswer | undefined): void {
+    this.#resolve(answer);
+  }
+}
+
+/** How the cache met each element of one batch. */
+class BatchPlan {
+  /** Final text per element answered without routing (hit or shared). */
+  readonly texts: (string | undefined)[];
+  readonly routed: number[] = [];
+  readonly leads = new Map<number, Flight>();
+  readonly waits = new Map<number, ElementWaiter>();
+  fromCache = 0;
+
+  constructor(size: number) {
+    this.texts = new Array<string | undefined>(size);
+  }
+}
+
+function plan(
+  batch: readonly BatchElement[],
+  cache: ResponseCache,
+  ctx: CachedRouteContext,
+): BatchPlan {
+  const result = new BatchPlan(batch.length);
+  const now = ctx.route.clock.now();
+  batch.forEach((element, index) => {
+    const policy = element.method === undefined ? undefined : cache.policyOf(element.method);
+    const raw = element.raw;
+    if (policy === undefined || element.idJson === undefined || raw === undefined) {
+      if (policy !== undefined) cache.bypass(policy);
+      result.routed.push(index);
+      return;
+    }
+    const found = cache.lookup(policy, raw.source, raw.span, now);
+    if (found === undefined) {
+      result.routed.push(index);
+    } else if (found.kind === 'hit') {
+      result.texts[index] = withClientId(found.answer, element.idJson).toString('utf8');
+      result.fromCache++;
+      bookSaved(ctx, element.methodId);
+    } else if (found.kind === 'wait') {
+      const waiter = new ElementWaiter();
+      found.flight.waiters.push(waiter);
+      result.waits.set(index, waiter);
+    } else {
+      result.leads.set(index, found.flight);
+      result.routed.push(index);
+    }
+  });
+  return result;
+}
+
+const NOTHING_ROUTED: BatchResult = {
+  body: '',
+  forwarded: false,
+  timedOut: false,
+  attempts: 0,
+  credits: 0,
+  nodes: [],
+  answers: [],
+  texts: [],
+};
+
+/** Routes `indexes` of `batch` as one batch; lands led elements' answers (even on a throw). */
+async function routeSome(
+  batch: readonly BatchElement[],
+  indexes: readonly number[],
+  headers: ForwardHeaders,
+  ctx: CachedRouteContext,
+  budgetMs: number,
+  cache: ResponseCache,
+  leads: ReadonlyMap<number, Flight>,
+): Promise<BatchResult> {
+  let result: BatchResult = NOTHING_ROUTED;
+  try {
+    if (indexes.length > 0) {
+      const routeCtx = budgetMs === ctx.route.budgetMs ? ctx.route : { ...ctx.route, budgetMs };
+      result = await routeBatch(
+        indexes.map((i) => batch[i]!),
+        headers,
+        routeCtx,
+      );
+    }
+  } finally {
+    const now = ctx.route.clock.now();
+    indexes.forEach((index, j) => {
+      const flight = leads.get(index);
+      if (flight === undefined) return;
+      const answer = result.answers[j];
+      const body = answer === undefined ? undefined : Buffer.from(answer, 'utf8');
+      cache.land(flight, body === undefined ? 0 : 200, 'application/json', body, now);
+    });
+  }
+  return result;
+}
+
+/** Routes a batch through the cache; the answer array keeps the elements' order. */
+export async function routeBatchCached(
+  batch: readonly BatchElement[],
+  headers: ForwardHeaders,
+  ctx: CachedRouteContext,
+): Promise<BatchResult> {
+  const cache = ctx.cache;
+  if (cache === undefined) return routeBatch(batch, headers, ctx.route);
+  const deadline = ctx.route.clock.now() + ctx.route.budgetMs;
+  const p = plan(batch, cache, ctx);
+  if (p.routed.length === batch.length && p.leads.size === 0) {
+    return routeBatch(batch, headers, ctx.route);
+  }
+  const first = await routeSome(batch, p.routed, headers, ctx, ctx.route.budgetMs, cache, p.leads);
+  const texts = p.texts;
+  p.routed.forEach((index, j) => (texts[index] = first.texts[j]));
+  const again: number[] = [];
+  for (const [index, waiter] of p.waits) {
+    const answer = await waiter.answer;
+    if (answer === undefined) {
+      again.push(index);
+      continue;
+    }
+    texts[index] = withClientId(answer, batch[index]!.idJson!).toString('utf8');
+    p.fromCache++;
+    bookSaved(ctx, batch[index]!.methodId);
+  }
+  let second = NOTHING_ROUTED;
+  let timedOut = first.timedOut;
+  if (again.length > 0) {
+    const left = deadline - ctx.route.clock.now();
+    if (left > 0) second = await routeSome(batch, again, headers, ctx, left, cache, new Map());
+    timedOut ||= left <= 0 || second.timedOut;
+    again.forEach((index, j) => {
+      const message = timedOut ? ERROR_MESSAGE.globalTimeout : ERROR_MESSAGE.allFailed;
+      texts[index] =
+        second.texts[j] ?? errorJson(RPC_ERROR.serverError, message, batch[index]!.idJson!);
+    });
+  }
+  const parts = batch.flatMap((element, i) => (element.idJson === undefined ? [] : [texts[i]!]));
+  const nodes = [
+    ...new Set([...first.nodes, ...second.nodes, ...(p.fromCache > 0 ? ['cache'] : [])]),
+  ];
+  return {
+    body: parts.length === 0 ? '' : `[${parts.join(',')}]`,
+    forwarded: first.forwarded || second.forwarded || p.fromCache > 0,
+    timedOut,
+    attempts: first.attempts + second.attempts,
+    credits: first.credits + second.credits,
+    nodes,
+    answers: [],
+    texts,
+  };
+}
