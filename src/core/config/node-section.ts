@@ -23,13 +23,27 @@ const NODE_KEYS = [
   'monthly_limit',
   'reset_day',
   'provider_pricing_path',
+  'ws_url',
 ] as const;
+
+/** The schemes a node URL may have: http(s) for `url`, ws(s) for `ws_url`. */
+const SCHEMES = {
+  http: {
+    allowed: ['http:', 'https:'],
+    example: 'http://127.0.0.1:8899',
+    plain: 'http:',
+    secure: 'https://',
+  },
+  ws: { allowed: ['ws:', 'wss:'], example: 'ws://127.0.0.1:8900', plain: 'ws:', secure: 'wss://' },
+} as const;
 
 /** A node entry after its own fields are checked, before its price list is loaded. */
 export interface NodeFields {
   readonly name: string;
   readonly url: string;
   readonly redactedUrl: string;
+  readonly wsUrl: string | undefined;
+  readonly redactedWsUrl: string | undefined;
   readonly tier: number;
   readonly rpsLimit: number;
   readonly maxConcurrent: number;
@@ -52,8 +66,10 @@ function readUrl(
   name: string,
   env: NodeJS.ProcessEnv,
   at: { file: string; path: string; problems: ProblemList },
+  kind: keyof typeof SCHEMES = 'http',
 ): { url: string; redactedUrl: string } | undefined {
   if (raw === undefined) return undefined;
+  const schemes = SCHEMES[kind];
   const { file, path, problems } = at;
   const sub = substituteEnv(raw, env);
   for (const variable of sub.missing) {
@@ -81,27 +97,29 @@ function readUrl(
       file,
       path,
       `invalid URL for node '${name}'`,
-      'write an absolute URL with its scheme, e.g. "http://127.0.0.1:8899"',
+      `write an absolute URL with its scheme, e.g. "${schemes.example}"`,
     );
     return undefined;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+  if (!(schemes.allowed as readonly string[]).includes(parsed.protocol)) {
     problems.error(
       file,
       path,
       `unsupported scheme '${parsed.protocol}' for node '${name}'`,
-      'cascade proxies http:// and https:// upstreams',
+      kind === 'http'
+        ? 'cascade proxies http:// and https:// upstreams'
+        : 'write a ws:// or wss:// URL (or omit ws_url to derive it from url)',
     );
     return undefined;
   }
   const redactedUrl = redactUrl(sub.masked);
   const hasSecret = sub.masked.includes('***') || parsed.search !== '' || parsed.password !== '';
-  if (parsed.protocol === 'http:' && hasSecret && !isLoopback(parsed.hostname)) {
+  if (parsed.protocol === schemes.plain && hasSecret && !isLoopback(parsed.hostname)) {
     problems.warn(
       file,
       path,
-      `node '${name}' sends what looks like an API key over plain http`,
-      'use https://',
+      `node '${name}' sends what looks like an API key over plain ${kind}`,
+      `use ${schemes.secure}`,
     );
   }
   return { url: sub.value, redactedUrl };
@@ -133,6 +151,17 @@ export function readNodeFields(
       path: `${prefix}.url`,
       problems,
     },
+  );
+  const wsUrls = readUrl(
+    r.string(
+      'ws_url',
+      false,
+      'e.g. ws_url = "wss://host/?api-key=$API_KEY"; omit it to derive it from url',
+    ),
+    label,
+    env,
+    { file, path: `${prefix}.ws_url`, problems },
+    'ws',
   );
   const tier = r.integer('tier', {
     min: 0,
@@ -220,6 +249,8 @@ export function readNodeFields(
   const fields: NodeFields = {
     name,
     ...urls,
+    wsUrl: wsUrls?.url,
+    redactedWsUrl: wsUrls?.redactedUrl,
     tier,
     rpsLimit: rpsLimit ?? Infinity,
     maxConcurrent: maxConcurrent ?? Infinity,
