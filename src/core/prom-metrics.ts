@@ -6,6 +6,7 @@
  */
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { IndexedCounter, IndexedHistogram } from './indexed-series.js';
+import { EMPTY_WS_SNAPSHOT, registerWsMetrics } from './prom-ws-metrics.js';
 import {
   REQUEST_OUTCOMES,
   ATTEMPT_OUTCOMES,
@@ -16,6 +17,7 @@ import {
   type QuotaSample,
   type ProxyMetrics,
   type BuildInfo,
+  type WsSnapshot,
 } from './metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
@@ -55,6 +57,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #latencyEma: Gauge<string>;
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
+  #wsSource: () => WsSnapshot = () => EMPTY_WS_SNAPSHOT;
 
   constructor(build: BuildInfo) {
     const registers = [this.#registry];
@@ -137,6 +140,7 @@ class PromMetrics implements ProxyMetrics {
       registers,
     });
     this.#registerQuotaGauges(registers);
+    registerWsMetrics(registry, () => this.#wsSource());
   }
 
   #registerQuotaGauges(registers: Registry[]): void {
@@ -256,6 +260,10 @@ class PromMetrics implements ProxyMetrics {
 
   setQuotaSource(source: () => readonly QuotaSample[]): void {
     this.#quotaSource = source;
+  }
+
+  setWsSource(source: () => WsSnapshot): void {
+    this.#wsSource = source;
   }
 
   async render(): Promise<string> {

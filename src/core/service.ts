@@ -23,6 +23,8 @@ import {
 } from './quota/server-lock.js';
 import { LocalUsageLedger } from './quota/usage-ledger.js';
 import { applyReload, type ReloadOutcome } from './service-reload.js';
+import type { WsTuning } from './ws/gateway-context.js';
+import { WsGateway } from './ws/ws-gateway.js';
 
 /** How to start cascade. */
 export interface CascadeOptions {
@@ -42,6 +44,8 @@ export interface CascadeOptions {
   readonly description?: string;
   readonly clock?: Clock;
   readonly metrics?: ProxyMetrics;
+  /** Shorter WebSocket keep-alive and failover timings (tests). */
+  readonly wsTuning?: Partial<WsTuning>;
 }
 
 /** What a stopped service leaves behind, for the shutdown summary. */
@@ -56,6 +60,8 @@ export interface ShutdownSummary {
 /** A running cascade. */
 export interface Cascade {
   readonly server: ProxyServer;
+  /** The WebSocket side: upgrades on the main port (and on `ws_port` when set). */
+  readonly ws: WsGateway;
   /** The bound admin port, when `server.admin_port` is set. */
   readonly adminPort: number | undefined;
   readonly quotasPath: string;
@@ -175,8 +181,24 @@ function startTimers(
   };
 }
 
+/** Starts the WebSocket side on the proxy's listener (and `ws_port`), fed to /metrics. */
+async function startWs(options: CascadeOptions, server: ProxyServer): Promise<WsGateway> {
+  const { listener, route } = server.upgradeTarget;
+  const ws = await WsGateway.start({
+    listener,
+    route,
+    registry: options.registry,
+    logger: options.logger,
+    server: server.config.server,
+    host: options.host ?? server.config.server.host,
+    tuning: options.wsTuning,
+  });
+  server.metrics.setWsSource?.(() => ws.snapshot());
+  return ws;
+}
+
 /** Logs one line per node (URLs redacted) and where the service listens. */
-function logStartup(options: CascadeOptions, server: ProxyServer): void {
+function logStartup(options: CascadeOptions, server: ProxyServer, ws: WsGateway): void {
   const limit = (value: number) => (value === Infinity ? null : value);
   for (const node of server.nodes()) {
     options.logger.info(
@@ -192,9 +214,14 @@ function logStartup(options: CascadeOptions, server: ProxyServer): void {
     );
   }
   const host = options.host ?? server.config.server.host;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
+  const bare = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${bare}:${server.port}`;
   const fields = {
     url,
+    ws: [
+      `ws://${bare}:${server.port}`,
+      ...(ws.port === undefined ? [] : [`ws://${bare}:${ws.port}`]),
+    ],
     nodes: server.nodes().length,
     metrics: server.config.server.enableMetrics,
     quotas: options.quotasPath,
@@ -208,6 +235,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   const ledger = new LocalUsageLedger();
   let server: ProxyServer | undefined;
   let admin: AdminServer | undefined;
+  let ws: WsGateway | undefined;
   const flusher = new QuotaFlusher({
     ledger,
     path: quotasPath,
@@ -227,10 +255,12 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       clock: options.clock,
       metrics: options.metrics,
     });
+    ws = await startWs(options, server);
     admin = await startAdmin(server, ledger, flusher, logger);
     acquireServerLock(quotasPath, admin?.port ?? null);
   } catch (err) {
     await admin?.close();
+    await ws?.close();
     await server?.close(0);
     if (err instanceof Error && !(err instanceof StartupError) && server) {
       throw new StartupError(
@@ -241,13 +271,16 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     throw err;
   }
   const running = server;
+  const gateway = ws;
   const stopTimers = startTimers(options, running, ledger, flusher);
-  logStartup(options, running);
+  logStartup(options, running, gateway);
   let closing: Promise<ShutdownSummary> | undefined;
 
   const close = async (): Promise<ShutdownSummary> => {
     stopTimers();
     await admin?.close();
+    // Upgraded sockets keep the HTTP listener from closing: clients get 1012 first.
+    await gateway.close();
     await running.close();
     let code: 0 | 1 = 0;
     try {
@@ -265,6 +298,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
 
   return {
     server: running,
+    ws: gateway,
     adminPort: admin?.port,
     quotasPath,
     reload: () => {
