@@ -25,7 +25,7 @@ const COMMITMENT_RANK: Record<string, number> = { processed: 0, confirmed: 1, fi
 export type RouterCall = (method: string, paramsJson: string) => Promise<unknown>;
 
 function deliverJson(sub: SharedSubscription, value: unknown): void {
-  sub.deliver(Buffer.from(JSON.stringify(value)), value);
+  sub.deliver(Buffer.from(JSON.stringify(value)), value, true);
 }
 
 function configOf(sub: SharedSubscription): Record<string, unknown> {

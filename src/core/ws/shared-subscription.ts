@@ -91,9 +91,12 @@ export class SharedSubscription {
     return true;
   }
 
-  /** Sends a notification `result` (bytes as the node wrote them) to every client it admits. */
-  deliver(bytes: Buffer, parsed: unknown): void {
-    if (this.held !== undefined) {
+  /**
+   * Sends a notification `result` (bytes as the node wrote them) to every client it admits.
+   * While a gap fill runs, live notifications wait (`held`); the fill's own go out `now`.
+   */
+  deliver(bytes: Buffer, parsed: unknown, now = false): void {
+    if (this.held !== undefined && !now) {
       this.held.push({ bytes, parsed });
       return;
     }
