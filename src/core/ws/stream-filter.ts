@@ -3,7 +3,8 @@
  * never backwards. The rules apply all the time, and they are what makes a failover invisible:
  * the node taken over from and the one moved to overlap, and a back-fill overlaps both.
  *
- *   slot, root, block, account   its slot only ever increases
+ *   slot, root, block            its slot only ever increases
+ *   account                      not older than the newest slot; a (slot, value) once
  *   slotsUpdates                 per update type, the slot only ever increases
  *   program, logs                not older than the newest slot; (slot, pubkey) / signature once
  *   vote, pendingTransactions    each signature / hash once
@@ -67,8 +68,12 @@ export class StreamFilter {
       case 'root':
         return this.#increasing(typeof result === 'number' ? result : undefined);
       case 'block':
-      case 'account':
         return this.#increasing(numberAt(result, 'context', 'slot'));
+      case 'account':
+        return this.#notOlder(
+          result,
+          `${String(numberAt(result, 'context', 'slot'))}:${JSON.stringify(field(result, 'value'))}`,
+        );
       case 'slotsUpdates':
         return this.#increasingPerType(String(field(result, 'type')), numberAt(result, 'slot'));
       case 'program':

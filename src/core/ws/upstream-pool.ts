@@ -17,6 +17,8 @@ const TENTH_MB = 100_000;
 
 /** Counters of one node's WebSocket traffic (read at scrape time). */
 export interface NodeWsCounters {
+  /** Messages received (answers and notifications). */
+  messages: number;
   notifications: number;
   bytes: number;
   /** Subscriptions moved away from the node, by reason. */
@@ -30,7 +32,12 @@ class NodeWs {
   penaltyUntil = 0;
   /** Received bytes not yet billed (less than one 0.1 MB unit). */
   carry = 0;
-  readonly counters: NodeWsCounters = { notifications: 0, bytes: 0, failovers: new Map() };
+  readonly counters: NodeWsCounters = {
+    messages: 0,
+    notifications: 0,
+    bytes: 0,
+    failovers: new Map(),
+  };
   readonly idle = new Map<UpstreamSocket, NodeJS.Timeout>();
 }
 
@@ -164,6 +171,7 @@ export class UpstreamPool<S> {
   #received(node: UpstreamNode, bytes: number, notification: boolean): void {
     const state = this.#state(node);
     state.counters.bytes += bytes;
+    state.counters.messages++;
     if (notification) state.counters.notifications++;
     const prices = node.config.pricing.websocket;
     if (prices === undefined) return;

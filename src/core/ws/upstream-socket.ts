@@ -2,8 +2,8 @@
  * One WebSocket connection to a node: JSON-RPC calls matched to their answers by id,
  * notifications handed on by upstream subscription id, and a keep-alive that is also the
  * stall detector — a WebSocket ping every interval (plus the JSON `ping` Solana clients send,
- * for nodes and balancers that close sockets idle at the JSON level), and a socket that let a
- * whole interval pass without a byte or a pong is declared stalled and cut.
+ * for nodes and balancers that close sockets idle at the JSON level), and a socket that let
+ * two intervals pass without a byte or a pong is declared stalled and cut.
  */
 import WebSocket from 'ws';
 import type { Clock, ClockTimer } from '../clock.js';
@@ -64,7 +64,8 @@ export class UpstreamSocket<S = unknown> {
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
   #state: 'connecting' | 'open' | 'down' = 'connecting';
-  #heard = true;
+  /** Clock reading when the node last sent anything (a pong included). */
+  #heardAt = 0;
   #keepAlive: NodeJS.Timeout | undefined;
   #ending: SocketEnd | undefined;
   /** Resolves when open; rejects when the connection could not be made. */
@@ -88,6 +89,7 @@ export class UpstreamSocket<S = unknown> {
     this.ready = new Promise((resolve, reject) => {
       this.#ws.once('open', () => {
         this.#state = 'open';
+        this.#heardAt = clock.now();
         this.#keepAlive = setInterval(() => this.#tick(), timing.pingIntervalMs);
         this.#keepAlive.unref();
         resolve();
@@ -97,7 +99,7 @@ export class UpstreamSocket<S = unknown> {
     });
     this.ready.catch(() => undefined);
     this.#ws.on('message', (data: Buffer) => this.#onMessage(data));
-    this.#ws.on('pong', () => (this.#heard = true));
+    this.#ws.on('pong', () => (this.#heardAt = this.clock.now()));
     this.#ws.on('error', () => undefined);
     this.#ws.on('close', () => this.#down(this.#ending ?? 'dropped'));
   }
@@ -134,12 +136,12 @@ export class UpstreamSocket<S = unknown> {
     else this.#ws.terminate();
   }
 
+  /** Silent for two periods (a ping went unanswered for at least one): stalled. */
   #tick(): void {
-    if (!this.#heard) {
+    if (this.clock.now() - this.#heardAt >= 2 * this.timing.pingIntervalMs) {
       this.end('stalled');
       return;
     }
-    this.#heard = false;
     this.#ws.ping();
     if (this.carriesSolana) this.#ws.send(JSON_PING);
   }
@@ -158,7 +160,7 @@ export class UpstreamSocket<S = unknown> {
   }
 
   #onMessage(data: Buffer): void {
-    this.#heard = true;
+    this.#heardAt = this.clock.now();
     let message: Message;
     try {
       message = JSON.parse(data.toString('utf8')) as Message;
