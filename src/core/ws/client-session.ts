@@ -29,6 +29,7 @@ import type { GatewayContext } from './gateway-context.js';
 
 /** Policy violation (RFC 6455 §7.4.1): the client reads too slowly. */
 export const CLOSE_POLICY_VIOLATION = 1008;
+const TEXT_FRAME = { binary: false } as const;
 /** EIP-1474 "Limit exceeded". */
 const LIMIT_EXCEEDED = -32005;
 
@@ -60,7 +61,8 @@ export class ClientSession implements Subscriber {
       this.close(CLOSE_POLICY_VIOLATION, 'client too slow: outbound buffer over the limit');
       return false;
     }
-    socket.send(data);
+    // Text frames, as nodes send: browser-style clients (kit, viem) read binary ones as blobs.
+    socket.send(data, TEXT_FRAME);
     return true;
   }
 
