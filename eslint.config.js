@@ -137,6 +137,22 @@ export default tseslint.config(
     ]),
   },
   {
+    files: ['src/core/cluster/**/*.ts'],
+    rules: restrict([
+      {
+        group: [
+          '**/http/**',
+          '**/service*.js',
+          '**/index.js',
+          '**/commands/**',
+          '**/mock/**',
+          '**/bench/**',
+        ],
+        message: 'cluster sits below http and the service.',
+      },
+    ]),
+  },
+  {
     files: ['src/core/routing/**/*.ts'],
     rules: restrict([
       {

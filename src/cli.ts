@@ -27,6 +27,19 @@ interface ServeFlags {
   demo?: boolean;
   accessLog?: boolean;
   quotas?: string;
+  workers?: number | 'auto';
+}
+
+/** Parses --workers: a whole number from 1 to 256, or "auto" (one per CPU). */
+function parseWorkers(value: string): number | 'auto' {
+  if (value === 'auto') return value;
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1 || count > 256) {
+    throw new InvalidArgumentError(
+      `'${value}' is not a worker count; use 1–256, or "auto" for one per CPU.`,
+    );
+  }
+  return count;
 }
 
 /** Parses a --port value, rejecting anything but a whole number 0–65535. */
@@ -88,9 +101,14 @@ program
   .option('--demo', 'start six mock nodes in-process and serve in front of them (no keys needed)')
   .option('--access-log', 'log one line per request (method, node, attempts, outcome, ms, credits)')
   .option('--quotas <path>', 'usage file (overrides server.quotas_path)')
+  .option(
+    '--workers <n>',
+    'worker processes sharing the port, or "auto" (overrides cluster.workers)',
+    parseWorkers,
+  )
   .addHelpText(
     'after',
-    '\nExamples:\n  cascade serve --demo\n  cascade serve --config config/balancer_config/config.toml --port 8080\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
+    '\nExamples:\n  cascade serve --demo\n  cascade serve --workers auto\n  cascade serve --config config/balancer_config/config.toml --port 8080\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
   )
   .action(async (options: ServeFlags) => {
     const [{ runAction }, { runServe }] = await Promise.all([
@@ -102,6 +120,7 @@ program
 
 interface MockNodesFlags {
   config?: string;
+  host?: string;
   delays?: string;
   jitter?: string;
   responseBytes?: string;
@@ -133,6 +152,10 @@ program
   .option(
     '-c, --config <path>',
     'start one mock per local node of this config (default: mock_nodes.toml)',
+  )
+  .option(
+    '--host <host>',
+    "listen address of every node (default: its config URL's; 0.0.0.0 in a container)",
   )
   .option('--delays <ms,ms,...>', 'latency per node in config order (missing = 0)')
   .option('--jitter <ms>', 'extra latency, uniform in [0, ms)')
@@ -169,7 +192,7 @@ program
   .option('--quiet', 'no requests/s line every 5 s')
   .addHelpText(
     'after',
-    '\nExamples:\n  cascade mock-nodes --delays 3,5,7,9,12,20\n  cascade mock-nodes --fault http --fault-status 429 --retry-after 7 --nodes Helius-1\n  cascade mock-nodes --method-error eth_call=geth.revert --method-error getSlot=solana.node_behind:120\n  cascade mock-nodes --config my.toml --rtt 40 --tls --idle-close 2000 --quiet',
+    '\nExamples:\n  cascade mock-nodes --delays 3,5,7,9,12,20\n  cascade mock-nodes --host 0.0.0.0 --quiet\n  cascade mock-nodes --fault http --fault-status 429 --retry-after 7 --nodes Helius-1\n  cascade mock-nodes --method-error eth_call=geth.revert --method-error getSlot=solana.node_behind:120\n  cascade mock-nodes --config my.toml --rtt 40 --tls --idle-close 2000 --quiet',
   )
   .action(async (options: MockNodesFlags) => {
     const [{ runAction }, { runMockNodes }] = await Promise.all([

@@ -19,6 +19,15 @@ function usageMessage(run: () => unknown): string {
 }
 
 describe('mock-nodes flags', () => {
+  it('binds every node at --host, keeping each config port; else at its config address', () => {
+    const bound = planNodes({ host: '0.0.0.0' }, TARGETS);
+    expect(bound.map((plan) => [plan.host, plan.port])).toEqual([
+      ['0.0.0.0', 1],
+      ['0.0.0.0', 2],
+    ]);
+    expect(planNodes({}, TARGETS).map((plan) => plan.host)).toEqual(['127.0.0.1', '127.0.0.1']);
+  });
+
   it('turns --method-error METHOD=PRESET[:ARG] into method errors for every node', () => {
     const plans = planNodes(
       {

@@ -17,6 +17,8 @@ import {
 /** Flags of `cascade mock-nodes` (strings as commander hands them over). */
 export interface MockNodesOptions {
   readonly config?: string | undefined;
+  /** Bind every node here instead of its config address (0.0.0.0 in a container). */
+  readonly host?: string | undefined;
   readonly delays?: string | undefined;
   readonly jitter?: string | undefined;
   readonly responseBytes?: string | undefined;
@@ -241,7 +243,7 @@ export function planNodes(
   return targets.map((target, i) => ({
     ...shared,
     name: target.name,
-    host: target.host,
+    host: options.host ?? target.host,
     port: target.port,
     tls: options.tls === true || target.https,
     delayMs: delayMs[i] ?? 0,

@@ -6,6 +6,8 @@ import {
   quotaReport,
   readQuotaFile,
   readServerLock,
+  readSharedUsage,
+  resetSharedUsage,
   resetQuotaFile,
   resetThroughServer,
   type Config,
@@ -30,7 +32,10 @@ export interface QuotaResetOptions extends QuotaOptions {
 }
 
 /** Where the numbers came from. */
-type Source = { kind: 'server'; pid: number } | { kind: 'file'; note: string | undefined };
+type Source =
+  | { kind: 'server'; pid: number }
+  | { kind: 'file'; note: string | undefined }
+  | { kind: 'redis'; url: string };
 
 function loadOrFail(options: QuotaOptions, io: CommandIo): { config: Config; quotasPath: string } {
   loadDotEnv(io.cwd, io.env);
@@ -49,9 +54,9 @@ function bar(percent: number | null): string {
 }
 
 function describeSource(source: Source, quotasPath: string): string {
-  return source.kind === 'server'
-    ? `live numbers from the running server (pid ${source.pid})`
-    : `read from ${quotasPath}${source.note ? ` — ${source.note}` : ''}`;
+  if (source.kind === 'server') return `live numbers from the running server (pid ${source.pid})`;
+  if (source.kind === 'redis') return `the fleet's usage, read from Redis at ${source.url}`;
+  return `read from ${quotasPath}${source.note ? ` — ${source.note}` : ''}`;
 }
 
 function render(
@@ -108,6 +113,18 @@ export async function runQuotaShow(options: QuotaOptions, io: CommandIo): Promis
   if (lock?.adminPort) {
     const nodes = await fetchQuotaRows(lock);
     render(nodes, { kind: 'server', pid: lock.pid }, quotasPath, io, options.json);
+    return 0;
+  }
+  if (lock === undefined && config.cluster?.redisUrl !== undefined) {
+    const usage = await readSharedUsage(config, new Date());
+    const rows = quotaReport(config.nodes, (name) => usage.get(name), new Date());
+    render(
+      rows,
+      { kind: 'redis', url: config.cluster.redactedRedisUrl! },
+      quotasPath,
+      io,
+      options.json,
+    );
     return 0;
   }
   const where = lock?.local === false ? ` on host ${lock.host}` : '';
@@ -178,6 +195,10 @@ export async function runQuotaReset(
       io.out(`reset ${targets.join(', ')} through the running server (pid ${lock.pid})`);
     render(nodes, { kind: 'server', pid: lock.pid }, quotasPath, io, options.json);
     return 0;
+  }
+  if (config.cluster?.redisUrl !== undefined) {
+    await resetSharedUsage(config, targets, new Date());
+    if (!options.json) io.out(`reset ${targets.join(', ')} for every replica (in Redis)`);
   }
   const rows = await resetQuotaFile(quotasPath, config.nodes, targets, options.all === true);
   if (!options.json) io.out(`reset ${targets.join(', ')} in ${quotasPath}`);

@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import {
@@ -5,13 +7,14 @@ import {
   loadConfig,
   loadDotEnv,
   startCascade,
-  type Cascade,
+  type Config,
 } from '../core/index.js';
 import type { MockNode } from '../mock/index.js';
 import { withDemoNodes } from './demo-nodes.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { MOCK_NODES_CONFIG, configSource, loadOrFail } from './load-or-fail.js';
 import { createLogger } from './logger.js';
+import { runPrimary, runWorker } from './serve-cluster.js';
 import { packageVersion } from './version.js';
 
 /** Flags of `cascade serve`. */
@@ -22,6 +25,12 @@ export interface ServeOptions {
   readonly demo?: boolean | undefined;
   readonly accessLog?: boolean | undefined;
   readonly quotas?: string | undefined;
+  readonly workers?: number | 'auto' | undefined;
+}
+
+/** What serve needs of whatever it runs: reload on SIGHUP. */
+export interface Reloadable {
+  reload(): unknown;
 }
 
 /**
@@ -30,12 +39,12 @@ export interface ServeOptions {
  * stay installed, so a second Ctrl-C during the drain cannot kill the process before the final
  * quota write.
  */
-function handleSignals(log: Logger): {
+export function handleSignals(log: Logger): {
   stopped: Promise<NodeJS.Signals>;
-  serving(c: Cascade): void;
+  serving(running: Reloadable): void;
 } {
-  let cascade: Cascade | undefined;
-  process.on('SIGHUP', () => void cascade?.reload());
+  let running: Reloadable | undefined;
+  process.on('SIGHUP', () => void running?.reload());
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
@@ -46,7 +55,7 @@ function handleSignals(log: Logger): {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  return { stopped, serving: (running) => (cascade = running) };
+  return { stopped, serving: (r) => (running = r) };
 }
 
 /** `cascade serve`: run the proxy until SIGINT/SIGTERM; reload on SIGHUP. */
@@ -56,33 +65,56 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   const registry = new MethodRegistry();
   const shipped = options.demo === true ? MOCK_NODES_CONFIG : undefined;
   const source = { ...configSource(options.config, io, shipped), registry };
-  let config = loadOrFail(source, io, 'nothing was started', (line) => log.warn(`config: ${line}`));
+  const config = loadOrFail(source, io, 'nothing was started', (l) => log.warn(`config: ${l}`));
+  const reloadSource = options.demo ? undefined : () => loadConfig(source);
+  if (cluster.isWorker) return runWorker(config, options, { registry, log, reloadSource });
+  const workers = workerCount(options.workers ?? config.cluster?.workers ?? 1);
+  let running = config;
   let mocks: MockNode[] = [];
-  if (options.demo) ({ config, mocks } = await withDemoNodes(config));
+  if (options.demo) ({ config: running, mocks } = await withDemoNodes(config));
+  const quotasPath = path.resolve(io.cwd, options.quotas ?? config.server.quotasPath);
   const signals = handleSignals(log);
-  let cascade: Cascade;
   try {
-    cascade = await startCascade({
-      config,
-      registry,
-      logger: log,
-      version: packageVersion(),
-      quotasPath: path.resolve(io.cwd, options.quotas ?? config.server.quotasPath),
-      reloadSource: options.demo ? undefined : () => loadConfig(source),
-      host: options.host,
-      port: options.port,
-      accessLog: options.accessLog,
-      description: options.demo ? 'cascade demo serving (mock nodes, no keys)' : 'cascade serving',
-    });
-  } catch (err) {
+    if (workers > 1)
+      return await runPrimary(running, options, {
+        workers,
+        quotasPath,
+        log,
+        reloadSource,
+        signals,
+      });
+    return await serveHere(running, options, { registry, log, quotasPath, reloadSource, signals });
+  } finally {
     await Promise.all(mocks.map((mock) => mock.close()));
-    throw err;
   }
+}
+
+function workerCount(value: number | 'auto'): number {
+  return value === 'auto' ? Math.max(1, Math.min(256, availableParallelism())) : value;
+}
+
+/** One process serves (the default). */
+async function serveHere(
+  config: Config,
+  options: ServeOptions,
+  ctx: Omit<Parameters<typeof runPrimary>[2], 'workers'> & { registry: MethodRegistry },
+): Promise<ExitCode> {
+  const { log, signals } = ctx;
+  const cascade = await startCascade({
+    config,
+    registry: ctx.registry,
+    logger: log,
+    version: packageVersion(),
+    quotasPath: ctx.quotasPath,
+    reloadSource: ctx.reloadSource,
+    host: options.host,
+    port: options.port,
+    accessLog: options.accessLog,
+    description: options.demo ? 'cascade demo serving (mock nodes, no keys)' : 'cascade serving',
+  });
   signals.serving(cascade);
-  const signal = await signals.stopped;
-  log.info({ signal }, 'shutting down: finishing in-flight requests');
+  log.info({ signal: await signals.stopped }, 'shutting down: finishing in-flight requests');
   const summary = await cascade.close();
-  await Promise.all(mocks.map((mock) => mock.close()));
   log.info({ requests: summary.requests, usage: summary.usage }, 'cascade stopped');
   return summary.code;
 }

@@ -41,3 +41,11 @@ export {
   type ShutdownSummary,
 } from './service.js';
 export type { ReloadOutcome } from './service-reload.js';
+export { runCascadeWorker, type WorkerOptions } from './service-worker.js';
+export {
+  startCascadePrimary,
+  type CascadePrimary,
+  type PrimaryOptions,
+  type PrimarySummary,
+} from './service-primary.js';
+export { readSharedUsage, resetSharedUsage } from './cluster/shared-quota.js';

@@ -120,6 +120,22 @@ export interface WsSnapshot {
   }>;
 }
 
+/** How this process coordinates with the others (workers, replicas), read at scrape time. */
+export interface ClusterSample {
+  /** Processes sharing the limits (replicas through Redis). */
+  readonly members: number;
+  /** Redis answering (always true without Redis). */
+  readonly redisUp: boolean;
+  /** Failed syncs since start. */
+  readonly errors: number;
+  /** Seconds since the last successful sync. */
+  readonly syncAgeSeconds: number;
+  /** This process's share of each node's limits. */
+  readonly shares: ReadonlyMap<string, { readonly rps: number; readonly concurrent: number }>;
+  /** Credits booked here and not yet acknowledged by the shared store, per node. */
+  readonly unflushed: ReadonlyMap<string, number>;
+}
+
 /** Everything the proxy records. */
 export interface ProxyMetrics {
   request(outcome: number, seconds: number): void;
@@ -134,6 +150,8 @@ export interface ProxyMetrics {
   setQuotaSource(source: () => readonly QuotaSample[]): void;
   /** Registers the live source of the WebSocket series (absent: metrics without them). */
   setWsSource?(source: () => WsSnapshot): void;
+  /** Registers the live source of the cluster gauges (only when coordinating with others). */
+  setClusterSource(source: () => ClusterSample): void;
   /** Prometheus text exposition. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -151,6 +169,7 @@ export const NOOP_METRICS: ProxyMetrics = {
   removeNode: () => {},
   publishHealth: () => {},
   setQuotaSource: () => {},
+  setClusterSource: () => {},
   render: () => Promise.resolve(''),
   contentType: 'text/plain; charset=utf-8',
 };

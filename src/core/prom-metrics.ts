@@ -4,7 +4,7 @@
  * one array store per record, rendered by the Registry at scrape time; gauges set by the
  * ranking tick and the quota gauges read at scrape time are ordinary prom-client gauges.
  */
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { IndexedCounter, IndexedHistogram } from './indexed-series.js';
 import { EMPTY_WS_SNAPSHOT, registerWsMetrics } from './prom-ws-metrics.js';
 import {
@@ -18,7 +18,9 @@ import {
   type ProxyMetrics,
   type BuildInfo,
   type WsSnapshot,
+  type ClusterSample,
 } from './metrics.js';
+import { registerClusterGauges } from './prom-cluster-metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
 const LINT_FAILING_DEFAULTS = [
@@ -27,9 +29,20 @@ const LINT_FAILING_DEFAULTS = [
   'nodejs_active_resources_total',
 ];
 
-/** A prom-client backed ProxyMetrics with its own Registry. */
-export function createPromMetrics(build: BuildInfo): ProxyMetrics {
-  return new PromMetrics(build);
+/**
+ * A prom-client backed ProxyMetrics with its own Registry. In a worker of `--workers N`, the
+ * Registry answers the primary's requests, which adds up every worker's series (counters and
+ * histograms summed; gauges by the aggregator each declares).
+ */
+export function createPromMetrics(
+  build: BuildInfo & { readonly clusterWorker?: boolean },
+): ProxyMetrics {
+  const metrics = new PromMetrics(build);
+  if (build.clusterWorker === true) {
+    new AggregatorRegistry(); // installs the worker's answer to the primary's requests
+    AggregatorRegistry.setRegistries([metrics.registry]);
+  }
+  return metrics;
 }
 
 interface NodeSeries {
@@ -44,6 +57,10 @@ interface NodeSeries {
 class PromMetrics implements ProxyMetrics {
   readonly #registry = new Registry();
   readonly contentType: string;
+
+  get registry(): Registry {
+    return this.#registry;
+  }
   readonly #requests: IndexedCounter;
   readonly #requestDurations: IndexedHistogram;
   readonly #attempts: IndexedCounter;
@@ -58,6 +75,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
   #wsSource: () => WsSnapshot = () => EMPTY_WS_SNAPSHOT;
+  #clusterRegistered = false;
 
   constructor(build: BuildInfo) {
     const registers = [this.#registry];
@@ -71,6 +89,7 @@ class PromMetrics implements ProxyMetrics {
       help: 'cascade version and the Node.js runtime it runs on',
       labelNames: ['version', 'node_version'],
       registers,
+      aggregator: 'first',
     }).set({ version: build.version, node_version: process.version }, 1);
     const registry = this.#registry;
     this.#requests = new IndexedCounter(
@@ -127,17 +146,20 @@ class PromMetrics implements ProxyMetrics {
       help: 'Whether an RPC node is free of penalties from its recent traffic',
       labelNames: ['node', 'tier'],
       registers,
+      aggregator: 'min',
     });
     this.#healthyNodes = new Gauge({
       name: 'rpc_healthy_nodes',
       help: 'Number of RPC nodes not currently serving a penalty',
       registers,
+      aggregator: 'min',
     });
     this.#latencyEma = new Gauge({
       name: 'rpc_node_latency_ema_seconds',
       help: "Moving average of an RPC node's answered attempts",
       labelNames: ['node', 'tier'],
       registers,
+      aggregator: 'average',
     });
     this.#registerQuotaGauges(registers);
     registerWsMetrics(registry, () => this.#wsSource());
@@ -150,6 +172,7 @@ class PromMetrics implements ProxyMetrics {
       help: 'Usage a node has booked in the current billing period',
       labelNames: ['node'],
       registers,
+      aggregator: 'max',
       collect() {
         this.reset();
         for (const sample of source()) this.set({ node: sample.name }, sample.used);
@@ -160,6 +183,7 @@ class PromMetrics implements ProxyMetrics {
       help: 'Usage past which the router stops routing to a node',
       labelNames: ['node'],
       registers,
+      aggregator: 'max',
       collect() {
         this.reset();
         for (const sample of source()) this.set({ node: sample.name }, sample.threshold);
@@ -170,6 +194,7 @@ class PromMetrics implements ProxyMetrics {
       help: "When a node's current billing period ends (its next reset, 00:00 UTC), Unix time",
       labelNames: ['node'],
       registers,
+      aggregator: 'max',
       collect() {
         this.reset();
         for (const sample of source()) {
@@ -264,6 +289,12 @@ class PromMetrics implements ProxyMetrics {
 
   setWsSource(source: () => WsSnapshot): void {
     this.#wsSource = source;
+  }
+
+  setClusterSource(source: () => ClusterSample): void {
+    if (this.#clusterRegistered) return;
+    this.#clusterRegistered = true;
+    registerClusterGauges(this.#registry, source);
   }
 
   async render(): Promise<string> {

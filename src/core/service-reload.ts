@@ -42,6 +42,8 @@ export function applyReload(
     return { ok: false, problems };
   }
   for (const warning of result.warnings) logger.warn(`config: ${formatProblem(warning)}`);
+  const clusterChanged =
+    JSON.stringify(server.config.cluster ?? null) !== JSON.stringify(result.config.cluster ?? null);
   const { diff, serverChanged } = server.reload(result.config);
   const change = flusher.applyNodeSet(server.nodes());
   for (const retired of change.retired) {
@@ -51,6 +53,7 @@ export function applyReload(
     );
   }
   const needsRestart = serverChanged.map((key) => `server.${serverKeyOf(key)}`);
+  if (clusterChanged) needsRestart.push('[cluster]');
   if (needsRestart.length > 0) {
     logger.warn(
       { fields: needsRestart },

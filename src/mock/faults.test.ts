@@ -33,7 +33,8 @@ async function answer(target: MockNode, id: unknown = 1) {
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+/** Polls `condition` (an event on a socket); `timeoutMs` only bounds a failing test. */
+async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {
     if (performance.now() > deadline) throw new Error('condition not met in time');

@@ -100,8 +100,19 @@ describe('mock node HTTP surface', () => {
   });
 
   it('counts concurrent delayed requests in inFlightPeak', async () => {
-    const node = await start({ name: 'a', delayMs: 150 });
-    await Promise.all(Array.from({ length: 10 }, (_, i) => post(node, call('getSlot', i))));
+    // A delay no test outlasts, so all ten are in flight together however slowly they arrive;
+    // closing the node then cuts them off.
+    const node = await start({ name: 'a', delayMs: 30_000 });
+    const posts = Array.from({ length: 10 }, (_, i) =>
+      post(node, call('getSlot', i)).then(
+        () => 'answered',
+        () => 'cut off',
+      ),
+    );
+    while (node.stats().inFlight < 10) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(node.stats()).toMatchObject({ requests: 10, inFlight: 10, inFlightPeak: 10 });
+    await node.close();
+    expect(await Promise.all(posts)).toEqual(Array(10).fill('cut off'));
     expect(node.stats()).toMatchObject({ requests: 10, inFlight: 0, inFlightPeak: 10 });
     node.resetStats();
     expect(node.stats()).toEqual({

@@ -87,7 +87,10 @@ describe('cascade bench compare (TLS amortization)', () => {
       startedAt: string;
       finishedAt: string;
       modes: { direct: Mode; proxy: Mode };
-      comparison: Record<'p50' | 'mean' | 'p99' | 'setupPerRequest', { speedup: number }>;
+      comparison: Record<
+        'p50' | 'mean' | 'p99' | 'setupPerRequest',
+        { direct: number; proxy: number; speedup: number }
+      >;
     }>('tls-amortization.json');
     expect(report.parameters).toMatchObject({ requests: 40, concurrency: 4, rttMs: 20, qps: null });
     expect(report.machine.node).toBe(process.version);
@@ -102,14 +105,25 @@ describe('cascade bench compare (TLS amortization)', () => {
       expect(answered + failedToConnect).toBe(mode.requests);
       expectOrdered(mode.latencyMs);
     }
-    // The direct path pays TCP + TLS (≥ 2 simulated round trips) on every request; the proxy path
-    // only a loopback connect, because cascade's pooled connection to the provider stays warm.
+    // The direct path pays TCP + TLS (≥ 2 simulated round trips) on every request, and a third
+    // for the request itself; the proxy path no handshake at all, because cascade's pooled
+    // connection to the provider stays warm. (Whether that makes the proxy path faster on this
+    // machine is what the bench measures: a busy machine slows cascade's CPU work, never the
+    // simulated round trips, so the test pins the mechanism and the arithmetic, not the race.)
     expect(report.modes.direct.setupMs.mean).toBeGreaterThanOrEqual(2 * 20 * 0.9);
+    expect(report.modes.direct.latencyMs.min).toBeGreaterThanOrEqual(3 * 20 * 0.9);
     expect(report.modes.direct.setupPhasesMeanMs.tls).toBeGreaterThan(0);
     expect(report.modes.proxy.setupPhasesMeanMs.tls).toBe(0);
-    expect(report.comparison.p50.speedup).toBeGreaterThan(1);
-    expect(report.comparison.mean.speedup).toBeGreaterThan(1);
-    expect(report.comparison.setupPerRequest.speedup).toBeGreaterThan(1);
+    const { direct, proxy } = report.modes;
+    for (const [figure, d, p] of [
+      ['p50', direct.latencyMs.p50, proxy.latencyMs.p50],
+      ['mean', direct.latencyMs.mean, proxy.latencyMs.mean],
+      ['p99', direct.latencyMs.p99, proxy.latencyMs.p99],
+      ['setupPerRequest', direct.setupMs.mean, proxy.setupMs.mean],
+    ] as const) {
+      expect(report.comparison[figure], figure).toMatchObject({ direct: d, proxy: p });
+      expect(report.comparison[figure].speedup, figure).toBe(Math.round((d / p) * 100) / 100);
+    }
 
     for (const mode of ['direct', 'proxy']) {
       const text = readFileSync(temp.path(`${mode}.txt`), 'utf8');

@@ -102,7 +102,7 @@ describe('cascade mock-nodes (built CLI)', () => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child!.on('exit', resolve));
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while (!stdout.includes('mock node(s) running')) {
       if (Date.now() > deadline) throw new Error(`no table in time\n${stdout}\n${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -179,7 +179,7 @@ describe('runMockNodes', () => {
       io,
       stopped,
     );
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while (!io.lines.some((line) => line.includes('running'))) {
       if (Date.now() > deadline) throw new Error(io.lines.join('\n'));
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -224,6 +224,36 @@ describe('runMockNodes', () => {
         error: { code: 3, message: 'execution reverted: paused' },
       });
       expect((await rpc(`http://127.0.0.1:${ports[1]}`, 'eth_call')).json).toHaveProperty('result');
+    } finally {
+      stop();
+    }
+    expect(await running).toBe(0);
+  });
+});
+
+describe('runMockNodes --host', () => {
+  it('binds every node at --host instead of its config address, on the config port', async () => {
+    const ports = await freePorts(2);
+    const io = capture();
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    // 127.0.0.2 is loopback too: a node listening there is not listening on 127.0.0.1.
+    const running = runMockNodes(
+      { config: writeConfig(ports), host: '127.0.0.2', quiet: true },
+      io,
+      stopped,
+    );
+    const deadline = Date.now() + 10_000;
+    while (!io.lines.some((line) => line.includes('running'))) {
+      if (Date.now() > deadline) throw new Error(io.lines.join('\n'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    try {
+      expect(io.lines.join('\n')).toContain(`http://127.0.0.2:${ports[1]}`);
+      for (const port of ports) {
+        expect((await rpc(`http://127.0.0.2:${port}`)).status).toBe(200);
+        await expect(rpc(`http://127.0.0.1:${port}`)).rejects.toThrow(/ECONNREFUSED/);
+      }
     } finally {
       stop();
     }

@@ -53,8 +53,10 @@ describe('cascade serve observability (spawned, --access-log)', () => {
   let exitCode: number | null = null;
   /** Every body and document the server handed out, to search for the key. */
   const seen: string[] = [];
+  // Deadlines far past any answer: the mocks share this test process, which a busy machine
+  // can pause for longer than the default 500 ms attempt deadline (no test here is about them).
   const configFor = (nodes: string[]): string =>
-    `[server]\nhost = "127.0.0.1"\nport = 0\nenable_metrics = true\nadmin_port = ${adminPort}\nquota_flush_seconds = 1\n\n${nodes.join('\n')}`;
+    `[server]\nhost = "127.0.0.1"\nport = 0\nenable_metrics = true\nadmin_port = ${adminPort}\nquota_flush_seconds = 1\nrequest_timeout_ms = 10000\nattempt_timeout_ms = 5000\n\n${nodes.join('\n')}`;
   let blocks: Record<string, string> = {};
 
   async function call(body: string): Promise<{ status: number; body: string }> {
@@ -196,7 +198,7 @@ describe('cascade serve observability (spawned, --access-log)', () => {
 
   it('logs a node crossing its spillover threshold', async () => {
     // broken: monthly_limit 1 ⇒ threshold 0; one booked credit is past it (checked each flush).
-    const line = await p.waitFor(/quota threshold crossed/, 5000);
+    const line = await p.waitFor(/quota threshold crossed/);
     expect(JSON.parse(line)).toMatchObject({ node: 'broken', used: 1, threshold: 0 });
   });
 

@@ -36,9 +36,11 @@ async function setup(mockNames: string[]): Promise<Setup> {
         const mock = mocks.find((m) => m.name === node.name) ?? mocks[i % mocks.length]!;
         return `[[nodes]]\nname = "${node.name}"\nurl = "${mock.url}"\ntier = ${node.tier ?? i}\nmonthly_limit = ${node.monthly ?? 1000}\nreset_day = ${node.resetDay ?? 1}\nprovider_pricing_path = "prices.toml"\n`;
       });
+      // Deadlines far past any answer: the mocks share this test process, which a busy
+      // machine can pause for longer than the default 500 ms attempt deadline.
       writeFileSync(
         config,
-        `[server]\nhost = "127.0.0.1"\nport = 0\n${extra}\n${blocks.join('\n')}`,
+        `[server]\nhost = "127.0.0.1"\nport = 0\nrequest_timeout_ms = 10000\nattempt_timeout_ms = 5000\n${extra}\n${blocks.join('\n')}`,
       );
     },
   };

@@ -27,7 +27,9 @@ monthly_limit = 1_000_000
 provider_pricing_path = "${SOLANA_PRICES}"
 `,
   );
-  return `[server]\nhost = "127.0.0.1"\nport = 0\nenable_metrics = true\n${extra}\n${blocks.join('\n')}`;
+  // Deadlines far past any answer: the mocks share this test process, which a busy machine
+  // can pause for longer than the default 500 ms attempt deadline (no test here is about them).
+  return `[server]\nhost = "127.0.0.1"\nport = 0\nenable_metrics = true\nrequest_timeout_ms = 10000\nattempt_timeout_ms = 5000\n${extra}\n${blocks.join('\n')}`;
 }
 
 async function serving(p: CliProcess): Promise<string> {

@@ -30,7 +30,7 @@ export interface RunCliOptions {
   readonly cwd?: string;
   /** Written to stdin, which is then closed. */
   readonly input?: string;
-  /** Kill the process after this long (ms). Default 15 s. */
+  /** Kill the process after this long (ms): a hang guard, sized for a busy machine. Default 30 s. */
   readonly timeoutMs?: number;
 }
 
@@ -64,7 +64,7 @@ export function runCli(args: readonly string[], options: RunCliOptions = {}): Pr
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
     child.on('error', (err) => {
       clearTimeout(timer);
       reject(err);

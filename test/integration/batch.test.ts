@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPublicClient, http } from 'viem';
 import { mainnet } from 'viem/chains';
 import { JsonRpcProvider } from 'ethers';
+import { ManualClock } from '../../src/core/clock.js';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
 import { closeUpstreams, pointAt, startUpstream } from '../support/upstreams.js';
 
@@ -66,10 +67,14 @@ describe('JSON-RPC batches', () => {
   });
 
   it('spreads elements across tiers when tier 0 runs out of tokens mid-batch', async () => {
-    harness = await startHarness([
-      { name: 'premium', tier: 0, rpsLimit: 2 },
-      { name: 'backup', tier: 1 },
-    ]);
+    // The proxy's clock stands still: premium earns no token while the batch is routed.
+    harness = await startHarness(
+      [
+        { name: 'premium', tier: 0, rpsLimit: 2 },
+        { name: 'backup', tier: 1 },
+      ],
+      { clock: new ManualClock(1000) },
+    );
     const batch = [1, 2, 3, 4, 5].map((id) => rpc('getSlot', id));
     const { answers } = await postBatch(harness, batch);
     expect(answers.map((a) => a.id)).toEqual([1, 2, 3, 4, 5]);
@@ -260,10 +265,13 @@ describe('JSON-RPC batches', () => {
   });
 
   it('counts the HTTP request once and each upstream sub-request as an attempt', async () => {
-    harness = await startHarness([
-      { name: 'premium', tier: 0, rpsLimit: 1 },
-      { name: 'backup', tier: 1 },
-    ]);
+    harness = await startHarness(
+      [
+        { name: 'premium', tier: 0, rpsLimit: 1 },
+        { name: 'backup', tier: 1 },
+      ],
+      { clock: new ManualClock(1000) },
+    );
     await postBatch(harness, [rpc('getSlot', 1), rpc('getSlot', 2), rpc('getSlot', 3)]);
     const text = await harness.metrics();
     expect(text).toMatch(/rpc_requests_total\{outcome="forwarded"\} 1/);

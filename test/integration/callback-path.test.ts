@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { ManualClock } from '../../src/core/clock.js';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
-import { closeUpstreams, pointAt, startUpstream as upstream } from '../support/upstreams.js';
+import {
+  closeUpstreams,
+  pointAt,
+  startHeldUpstream,
+  startUpstream as upstream,
+} from '../support/upstreams.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -20,14 +25,19 @@ function attempts(text: string, node: string, outcome: string): number {
 
 describe('single-request callback path', () => {
   it('never dials a node a reload removed while the request waited for its permit', async () => {
-    harness = await startHarness([
-      { name: 'busy', tier: 0, maxConcurrent: 1, mock: { delayMs: 300 } },
-      // Saturated from the start (no permit at all) so the second request waits on `busy`.
-      { name: 'spare', tier: 1, maxConcurrent: 0 },
-    ]);
+    harness = await startHarness(
+      [
+        { name: 'busy', tier: 0, maxConcurrent: 1 },
+        // Saturated from the start (no permit at all) so the second request waits on `busy`.
+        { name: 'spare', tier: 1, maxConcurrent: 0 },
+      ],
+      { clock: new ManualClock(1000) },
+    );
     const h = harness;
+    const busy = await startHeldUpstream();
+    pointAt(h, 'busy', busy.url);
     const first = h.post(rpc('getSlot', 1));
-    await expect.poll(() => h.mocks.busy!.stats().inFlight).toBe(1);
+    await expect.poll(() => busy.held).toBe(1);
     const second = h.post(rpc('getSlot', 2));
     // Wait until the second request is parked on `busy`'s permit.
     await expect.poll(async () => /rpc_sleep_queue_size 1\b/.test(await h.metrics())).toBe(true);
@@ -38,10 +48,11 @@ describe('single-request callback path', () => {
         .filter((n) => n.name !== 'busy')
         .map((n) => (n.name === 'spare' ? { ...n, maxConcurrent: 4 } : n)),
     });
+    busy.release(); // the first request ends and hands busy's permit to the second
     expect((await first).status).toBe(200);
     const answer = await second;
     expect(answer.status).toBe(200);
-    expect(h.mocks.busy!.stats().requests).toBe(1);
+    expect(busy.received).toBe(1);
     expect(h.mocks.spare!.stats().requests).toBe(1);
     // The second request must not be booked on, or record a failure against, the removed node.
     expect(h.ledger.counter('busy').used).toBe(1);
@@ -128,7 +139,7 @@ describe('single-request callback path', () => {
       req.end(JSON.stringify(rpc('getProgramAccounts')));
     });
     expect(received).toBe(size + 36);
-    await expect.poll(() => node.permits.inFlight, { timeout: 2000, interval: 50 }).toBe(0);
+    await expect.poll(() => node.permits.inFlight).toBe(0);
   });
 
   it('skips 103 Early Hints and forwards the final answer with its content type', async () => {
@@ -141,7 +152,7 @@ describe('single-request callback path', () => {
         res.end(body);
       }, 20);
     });
-    harness = await startHarness([{ name: 'n' }]);
+    harness = await startHarness([{ name: 'n' }], { clock: new ManualClock(1000) });
     pointAt(harness, 'n', url);
     const answer = await harness.post(rpc('getSlot'));
     expect(answer.status).toBe(200);

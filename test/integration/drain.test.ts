@@ -1,11 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
+import { ManualClock } from '../../src/core/clock.js';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
+import { closeUpstreams, pointAt, startHeldUpstream } from '../support/upstreams.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  await closeUpstreams();
 });
 
 /** Resolves once `check` holds, polling on the event loop (no wall-clock assertion). */
@@ -15,10 +18,14 @@ async function until(check: () => boolean): Promise<void> {
 
 describe('graceful shutdown', () => {
   it('lets a request in flight finish before closing, and accepts no new ones', async () => {
-    harness = await startHarness([{ name: 'slow', mock: { delayMs: 300 } }]);
-    const { mocks, server, url } = harness;
+    // The answer is held until the test has seen the listener refuse: "in flight" on cue, and
+    // the standing clock never times the attempt out.
+    harness = await startHarness([{ name: 'slow' }], { clock: new ManualClock(1000) });
+    const { server, url } = harness;
+    const slow = await startHeldUpstream();
+    pointAt(harness, 'slow', slow.url);
     const inFlight = harness.post(rpc('getSlot', 'late'));
-    await until(() => mocks.slow!.stats().inFlight === 1);
+    await until(() => slow.held === 1);
 
     let closed = false;
     const closing = server.close(5_000).then(() => {
@@ -30,6 +37,7 @@ describe('graceful shutdown', () => {
     ).rejects.toThrow();
     expect(closed).toBe(false);
 
+    slow.release();
     const answer = await inFlight;
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ id: 'late', result: expect.anything() });
@@ -38,8 +46,10 @@ describe('graceful shutdown', () => {
   });
 
   it('tells the client of an answer sent while draining to close the connection', async () => {
-    harness = await startHarness([{ name: 'slow', mock: { delayMs: 200 } }]);
-    const { mocks, server, url } = harness;
+    harness = await startHarness([{ name: 'slow' }], { clock: new ManualClock(1000) });
+    const { server, url } = harness;
+    const slow = await startHeldUpstream();
+    pointAt(harness, 'slow', slow.url);
     const answered = new Promise<{ status: number; connection: string | undefined }>(
       (resolve, reject) => {
         const req = httpRequest(
@@ -56,8 +66,9 @@ describe('graceful shutdown', () => {
         req.end(JSON.stringify(rpc('getSlot')));
       },
     );
-    await until(() => mocks.slow!.stats().inFlight === 1);
+    await until(() => slow.held === 1);
     const closing = server.close(5_000);
+    slow.release();
     expect(await answered).toEqual({ status: 200, connection: 'close' });
     await closing;
   });

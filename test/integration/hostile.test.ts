@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { pino } from 'pino';
+import { ManualClock } from '../../src/core/clock.js';
 import { startAdminServer, type AdminServer } from '../../src/core/http/admin-server.js';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
 import { closeUpstreams, pointAt, startUpstream } from '../support/upstreams.js';
@@ -35,21 +36,34 @@ describe('hostile and unlucky requests', () => {
   });
 
   it('frees the permit at once when the client left before a streamed answer arrived', async () => {
+    let received!: () => void;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
     const url = await startUpstream((req, res) => {
       req.resume();
-      setTimeout(() => {
+      received();
+      // The answer leaves only once the client is gone.
+      void answered.then(() => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(`{"jsonrpc":"2.0","id":1,"result":"${'x'.repeat(300 * 1024)}"}`);
-      }, 300);
+      });
     });
-    harness = await startHarness([{ name: 'n', maxConcurrent: 1 }]);
+    harness = await startHarness([{ name: 'n', maxConcurrent: 1 }], {
+      clock: new ManualClock(1000),
+    });
     pointAt(harness, 'n', url);
     const req = httpRequest(harness.url, { method: 'POST' });
     req.on('error', () => undefined);
     req.end(JSON.stringify(rpc('getProgramAccounts')));
-    setTimeout(() => req.destroy(), 100);
+    await arrived;
+    const gone = new Promise((resolve) => req.once('close', resolve));
+    req.destroy();
+    await gone;
+    answer();
     const node = harness.server.topology.node('n')!;
-    await expect.poll(() => node.permits.inFlight, { timeout: 2000, interval: 50 }).toBe(0);
+    // Held, the permit would wait for a reader for CLIENT_STALL_MS (60 s): far past the poll.
+    await expect.poll(() => node.permits.inFlight).toBe(0);
   });
 
   it('counts a batch of only invalid elements as bad_request, not bad_gateway', async () => {
@@ -61,19 +75,35 @@ describe('hostile and unlucky requests', () => {
   });
 
   it('never dials a node a reload removed while the request was walking the old table', async () => {
-    harness = await startHarness([
-      {
-        name: 'slow-fail',
-        tier: 0,
-        mock: { delayMs: 200, fault: { kind: 'rpc_error', code: -32005 } },
-      },
-      { name: 'removed', tier: 1 },
-      { name: 'kept', tier: 2 },
-    ]);
+    harness = await startHarness(
+      [
+        { name: 'slow-fail', tier: 0 },
+        { name: 'removed', tier: 1 },
+        { name: 'kept', tier: 2 },
+      ],
+      { clock: new ManualClock(1000) },
+    );
+    // slow-fail answers -32005 (node behind: retry elsewhere), but only when the test says.
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let arrived = false;
+    pointAt(
+      harness,
+      'slow-fail',
+      await startUpstream((req, res) => {
+        req.resume();
+        arrived = true;
+        void answered.then(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"node is behind"}}');
+        });
+      }),
+    );
     const full = harness.server.config;
     const inFlight = harness.post(rpc('getSlot'));
-    await expect.poll(() => harness!.mocks['slow-fail']!.stats().inFlight).toBe(1);
+    await expect.poll(() => arrived).toBe(true);
     harness.server.reload({ ...full, nodes: full.nodes.filter((n) => n.name !== 'removed') });
+    answer();
     expect((await inFlight).status).toBe(200);
     expect(harness.mocks.removed!.stats().requests).toBe(0);
     // Not even booked: the request skipped the retired node instead of dialing its closed pool.

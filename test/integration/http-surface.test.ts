@@ -1,11 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
+import { ManualClock } from '../../src/core/clock.js';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
+import { closeUpstreams, pointAt, startHeldUpstream } from '../support/upstreams.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  await closeUpstreams();
 });
 
 async function raw(
@@ -140,26 +143,40 @@ describe('GET /health', () => {
   });
 
   it('reports up with latency after a success, degraded when one is down, critical when all are', async () => {
-    harness = await startHarness([
-      { name: 'good', tier: 0, mock: { delayMs: 20 } },
-      { name: 'bad', tier: 1, mock: { fault: { kind: 'close' } } },
-    ]);
-    await harness.post(rpc('getSlot'));
-    let health = await harness.health();
-    expect(health.nodes[0]).toMatchObject({ name: 'good', status: 'up' });
-    expect(health.nodes[0]!.latency_ms).toBeGreaterThanOrEqual(19);
+    const clock = new ManualClock(1000);
+    harness = await startHarness(
+      [
+        { name: 'good', tier: 0 },
+        { name: 'bad', tier: 1, mock: { fault: { kind: 'close' } } },
+      ],
+      { clock },
+    );
+    const h = harness;
+    const good = await startHeldUpstream();
+    pointAt(h, 'good', good.url);
+    const first = h.post(rpc('getSlot'));
+    await expect.poll(() => good.held).toBe(1);
+    clock.advance(20); // good answers 20 ms after it was asked, on the proxy's clock
+    good.release();
+    expect((await first).status).toBe(200);
+    let health = await h.health();
+    expect(health.nodes[0]).toMatchObject({ name: 'good', status: 'up', latency_ms: 20 });
     expect(health.status).toBe('ok');
-    harness.mocks.good!.setBehaviour({ delayMs: 0, fault: { kind: 'close' } });
-    await harness.post(rpc('getSlot'));
-    health = await harness.health();
+    h.mocks.good!.setBehaviour({ fault: { kind: 'close' } });
+    pointAt(h, 'good', h.mocks.good!.url);
+    await h.post(rpc('getSlot'));
+    health = await h.health();
     expect(health).toMatchObject({ status: 'critical', active_nodes: 0, total_nodes: 2 });
   });
 
   it('reports degraded when some nodes are penalized', async () => {
-    harness = await startHarness([
-      { name: 'bad', tier: 0, mock: { fault: { kind: 'close' } } },
-      { name: 'good', tier: 1 },
-    ]);
+    harness = await startHarness(
+      [
+        { name: 'bad', tier: 0, mock: { fault: { kind: 'close' } } },
+        { name: 'good', tier: 1 },
+      ],
+      { clock: new ManualClock(1000) },
+    );
     await harness.post(rpc('getSlot'));
     expect(await harness.health()).toMatchObject({
       status: 'degraded',
@@ -182,15 +199,36 @@ describe('GET /health', () => {
 
 describe('ranking', () => {
   it('prefers the node whose answers were faster, after the next ranking tick', async () => {
-    harness = await startHarness([
-      { name: 'slow', tier: 0, maxConcurrent: 1, mock: { delayMs: 60 } },
-      { name: 'fast', tier: 0, maxConcurrent: 1, mock: { delayMs: 1 } },
-    ]);
-    // Two at once: each node answers one, so both are measured.
-    await Promise.all([harness.post(rpc('getSlot', 1)), harness.post(rpc('getSlot', 2))]);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    for (let i = 0; i < 4; i++) await harness.post(rpc('getSlot', i));
-    expect(harness.mocks.fast!.stats().requests).toBe(5);
-    expect(harness.mocks.slow!.stats().requests).toBe(1);
+    const clock = new ManualClock(1000);
+    harness = await startHarness(
+      [
+        { name: 'slow', tier: 0, maxConcurrent: 1 },
+        { name: 'fast', tier: 0, maxConcurrent: 1 },
+      ],
+      { clock },
+    );
+    const h = harness;
+    const slow = await startHeldUpstream();
+    const fast = await startHeldUpstream();
+    pointAt(h, 'slow', slow.url);
+    pointAt(h, 'fast', fast.url);
+    // Two at once: each node answers one, so both are measured: fast in 1 ms, slow in 60 ms.
+    const answers = [h.post(rpc('getSlot', 1)), h.post(rpc('getSlot', 2))];
+    await expect.poll(() => slow.held + fast.held).toBe(2);
+    clock.advance(1);
+    fast.release();
+    await expect.poll(() => h.server.topology.node('fast')!.ema.isMeasured).toBe(true);
+    clock.advance(59);
+    slow.release();
+    expect((await Promise.all(answers)).map((a) => a.status)).toEqual([200, 200]);
+    // The ranking tick (every second, on its own timer) puts the faster node first.
+    await expect
+      .poll(() => h.server.topology.table.ranked.map((n) => n.name))
+      .toEqual(['fast', 'slow']);
+    slow.open();
+    fast.open();
+    for (let i = 0; i < 4; i++) await h.post(rpc('getSlot', i));
+    expect(fast.received).toBe(5);
+    expect(slow.received).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import os from 'node:os';
+import { ManualClock } from '../../src/core/clock.js';
 import type { Config } from '../../src/core/config/types.js';
 import { ATTEMPT_OUTCOMES, DURATION_BUCKETS, SKIP_REASONS } from '../../src/core/metrics.js';
 import { nextReset } from '../../src/core/quota/billing-period.js';
@@ -13,11 +14,13 @@ import {
   type Exposition,
 } from '../support/prometheus-text.js';
 import { rpc, startHarness, type Harness, type TestNode } from '../support/proxy-harness.js';
+import { closeUpstreams, pointAt, startHeldUpstream } from '../support/upstreams.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  await closeUpstreams();
 });
 
 async function start(
@@ -32,11 +35,14 @@ async function scrape(h: Harness): Promise<Exposition> {
   return parseExposition(await h.metrics());
 }
 
-/** Polls the scrape until `check` holds (no fixed sleeps); fails after `timeoutMs`. */
+/**
+ * Polls the scrape until `check` holds (no fixed sleeps). `timeoutMs` only bounds a failing
+ * test: it is far past any event awaited here (the slowest is the 1 s ranking tick).
+ */
 async function scrapeUntil(
   h: Harness,
   check: (e: Exposition) => boolean,
-  timeoutMs = 3000,
+  timeoutMs = 15_000,
 ): Promise<Exposition> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -289,11 +295,15 @@ function expectOnlySkip(changed: Map<string, number>, node: string, reason: stri
 
 describe('skip reasons', () => {
   it('rate_limit: a node whose bucket is empty is skipped, then the request sleeps', async () => {
-    const h = await start([{ name: 'n', rpsLimit: 2 }]);
+    const clock = new ManualClock(1000);
+    const h = await start([{ name: 'n', rpsLimit: 2 }], { clock });
     await h.post(rpc('getSlot'));
     await h.post(rpc('getSlot'));
     const changed = await skipDeltas(h, async () => {
-      expect((await h.post(rpc('getSlot'))).status).toBe(200);
+      const third = h.post(rpc('getSlot'));
+      await scrapeUntil(h, (e) => valueOf(e, 'rpc_sleep_queue_size') === 1);
+      clock.advance(500);
+      expect((await third).status).toBe(200);
     });
     expectOnlySkip(changed, 'n', 'rate_limit');
   });
@@ -320,9 +330,16 @@ describe('skip reasons', () => {
   });
 
   it('saturated: a node at max_concurrent is skipped, then the request waits for a permit', async () => {
-    const h = await start([{ name: 'n', maxConcurrent: 1, mock: { delayMs: 100 } }]);
+    const h = await start([{ name: 'n', maxConcurrent: 1 }], { clock: new ManualClock(1000) });
+    const n = await startHeldUpstream();
+    pointAt(h, 'n', n.url);
     const changed = await skipDeltas(h, async () => {
-      const answers = await Promise.all([h.post(rpc('getSlot', 1)), h.post(rpc('getSlot', 2))]);
+      const first = h.post(rpc('getSlot', 1));
+      await expect.poll(() => n.held).toBe(1);
+      const second = h.post(rpc('getSlot', 2));
+      await scrapeUntil(h, (e) => valueOf(e, 'rpc_sleep_queue_size') === 1);
+      n.open();
+      const answers = await Promise.all([first, second]);
       expect(answers.map((a) => a.status)).toEqual([200, 200]);
     });
     expectOnlySkip(changed, 'n', 'saturated');
@@ -345,29 +362,39 @@ describe('skip reasons', () => {
 
 describe('rpc_sleep_queue_size', () => {
   it('counts a request sleeping for a rate-limit token and returns to 0', async () => {
-    const h = await start([{ name: 'n', rpsLimit: 2 }]);
+    const clock = new ManualClock(1000);
+    const h = await start([{ name: 'n', rpsLimit: 2 }], { clock });
     await h.post(rpc('getSlot'));
     await h.post(rpc('getSlot'));
     const sleeping = h.post(rpc('getSlot'));
     await scrapeUntil(h, (e) => valueOf(e, 'rpc_sleep_queue_size') === 1);
+    clock.advance(500);
     expect((await sleeping).status).toBe(200);
     expect(valueOf(await scrape(h), 'rpc_sleep_queue_size')).toBe(0);
   });
 
   it('counts a request waiting for a concurrency permit and returns to 0', async () => {
-    const h = await start([{ name: 'n', maxConcurrent: 1, mock: { delayMs: 300 } }]);
+    const h = await start([{ name: 'n', maxConcurrent: 1 }], { clock: new ManualClock(1000) });
+    const n = await startHeldUpstream();
+    pointAt(h, 'n', n.url);
     const first = h.post(rpc('getSlot', 1));
+    await expect.poll(() => n.held).toBe(1);
     const second = h.post(rpc('getSlot', 2));
     await scrapeUntil(h, (e) => valueOf(e, 'rpc_sleep_queue_size') === 1);
+    n.open();
     expect((await first).status).toBe(200);
     expect((await second).status).toBe(200);
     expect(valueOf(await scrape(h), 'rpc_sleep_queue_size')).toBe(0);
   });
 
   it('returns to 0 when the budget runs out while sleeping', async () => {
-    const h = await start([{ name: 'n', rpsLimit: 1 }], { budgetMs: 200 });
+    const clock = new ManualClock(1000);
+    const h = await start([{ name: 'n', rpsLimit: 1 }], { budgetMs: 200, clock });
     await h.post(rpc('getSlot'));
-    expect((await h.post(rpc('getSlot'))).status).toBe(504);
+    const late = h.post(rpc('getSlot'));
+    await scrapeUntil(h, (e) => valueOf(e, 'rpc_sleep_queue_size') === 1);
+    clock.advance(200);
+    expect((await late).status).toBe(504);
     const e = await scrape(h);
     expect(valueOf(e, 'rpc_sleep_queue_size')).toBe(0);
     expect(valueOf(e, 'rpc_requests_total', { outcome: 'timeout' })).toBe(1);
@@ -376,22 +403,28 @@ describe('rpc_sleep_queue_size', () => {
 
 describe('node health gauges', () => {
   it('publish a penalty at once and an EMA after a success', async () => {
-    const h = await start([
-      { name: 'bad', tier: 0, mock: { fault: { kind: 'close' } } },
-      { name: 'good', tier: 1, mock: { delayMs: 5 } },
-    ]);
-    await h.post(rpc('getSlot'));
-    // The ranking tick publishes health once a second.
-    const e = await scrapeUntil(
-      h,
-      (x) => valueOf(x, 'rpc_node_healthy', { node: 'bad' }) === 0,
-      2500,
+    const clock = new ManualClock(1000);
+    const h = await start(
+      [
+        { name: 'bad', tier: 0, mock: { fault: { kind: 'close' } } },
+        { name: 'good', tier: 1 },
+      ],
+      { clock },
     );
+    const good = await startHeldUpstream();
+    pointAt(h, 'good', good.url);
+    const pending = h.post(rpc('getSlot'));
+    await expect.poll(() => good.held).toBe(1);
+    clock.advance(5); // good answers 5 ms after it was asked, on the proxy's clock
+    good.release();
+    expect((await pending).status).toBe(200);
+    // The ranking tick publishes health once a second.
+    const e = await scrapeUntil(h, (x) => valueOf(x, 'rpc_node_healthy', { node: 'bad' }) === 0);
     expect(valueOf(e, 'rpc_node_healthy', { node: 'bad' })).toBe(0);
     expect(valueOf(e, 'rpc_node_healthy', { node: 'good' })).toBe(1);
     expect(valueOf(e, 'rpc_healthy_nodes')).toBe(1);
     expect(valueOf(e, 'rpc_node_latency_ema_seconds', { node: 'bad' })).toBeNaN();
-    expect(valueOf(e, 'rpc_node_latency_ema_seconds', { node: 'good' })).toBeGreaterThan(0.004);
+    expect(valueOf(e, 'rpc_node_latency_ema_seconds', { node: 'good' })).toBe(0.005);
   });
 });
 
@@ -432,17 +465,20 @@ describe('series follow reloads', () => {
   });
 
   it('does not bring back a removed node\u2019s series when its in-flight attempt ends', async () => {
-    const h = await start([
-      { name: 'slow', tier: 0, mock: { delayMs: 200 } },
-      { name: 'fast', tier: 1 },
-    ]);
+    const h = await start(
+      [
+        { name: 'slow', tier: 0 },
+        { name: 'fast', tier: 1 },
+      ],
+      { clock: new ManualClock(1000) },
+    );
+    const slow = await startHeldUpstream();
+    pointAt(h, 'slow', slow.url);
     const pending = h.post(rpc('getSlot'));
-    const deadline = Date.now() + 2000;
-    while (h.mocks.slow!.stats().inFlight === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await expect.poll(() => slow.held).toBe(1);
     const fast = h.server.nodes().find((node) => node.name === 'fast')!;
     reloaded(h, [fast]);
+    slow.release();
     expect((await pending).status).toBe(200);
     expect(nodesIn(await scrape(h))).toEqual(new Set(['fast']));
   });

@@ -5,7 +5,8 @@
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
-import { closeUpstreams, pointAt, startUpstream } from '../support/upstreams.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { closeUpstreams, pointAt, startHeldUpstream, startUpstream } from '../support/upstreams.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -158,23 +159,40 @@ describe('a stale pooled connection is not the node’s fault', () => {
 
 describe('no invisible queue: the connection cap is the node’s saturation', () => {
   it('a node with every connection busy is skipped as saturated, not queued behind', async () => {
-    const h = (harness = await startHarness([
-      { name: 'a', maxConnections: 2, mock: { delayMs: 200 } },
-      { name: 'b', tier: 1 },
-    ]));
-    const answers = await Promise.all([1, 2, 3].map((id) => h.post(rpc('getSlot', id))));
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-    expect(h.mocks.a!.stats().inFlightPeak).toBe(2);
+    const h = (harness = await startHarness(
+      [
+        { name: 'a', maxConnections: 2 },
+        { name: 'b', tier: 1 },
+      ],
+      { clock: new ManualClock(1000) },
+    ));
+    const a = await startHeldUpstream();
+    pointAt(h, 'a', a.url);
+    const busy = [1, 2].map((id) => h.post(rpc('getSlot', id)));
+    await expect.poll(() => a.held).toBe(2);
+    expect((await h.post(rpc('getSlot', 3))).status).toBe(200);
+    a.release();
+    expect((await Promise.all(busy)).map((answer) => answer.status)).toEqual([200, 200]);
+    expect(a.peak).toBe(2);
+    expect(a.received).toBe(2);
     expect(h.mocks.b!.stats().requests).toBe(1);
     expect(await h.metrics()).toMatch(/rpc_upstream_skips_total\{node="a",reason="saturated"\} 1/);
   });
 
   it('with no other node, a request waits for a connection inside its budget', async () => {
-    const h = (harness = await startHarness([
-      { name: 'a', maxConnections: 1, mock: { delayMs: 50 } },
-    ]));
-    const answers = await Promise.all([1, 2, 3].map((id) => h.post(rpc('getSlot', id))));
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-    expect(h.mocks.a!.stats().inFlightPeak).toBe(1);
+    // The standing clock keeps the budget whole however long the waits take.
+    const h = (harness = await startHarness([{ name: 'a', maxConnections: 1 }], {
+      clock: new ManualClock(1000),
+    }));
+    const a = await startHeldUpstream();
+    pointAt(h, 'a', a.url);
+    const answers = [1, 2, 3].map((id) => h.post(rpc('getSlot', id)));
+    for (let i = 0; i < 3; i++) {
+      await expect.poll(() => a.held).toBe(1);
+      a.release();
+    }
+    expect((await Promise.all(answers)).map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(a.received).toBe(3);
+    expect(a.peak).toBe(1);
   });
 });

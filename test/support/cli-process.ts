@@ -6,7 +6,7 @@ export interface CliProcess {
   readonly child: ChildProcess;
   /** Everything printed so far. */
   output(): string;
-  /** Resolves with the first stdout/stderr line matching `pattern`. */
+  /** Resolves with the first stdout/stderr line matching `pattern` (rejects after `timeoutMs`, default 30 s). */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -20,12 +20,21 @@ process.once('exit', () => {
   for (const child of living) child.kill('SIGKILL');
 });
 
-/** Spawns `node dist/cli.js ...args`. */
-export function startCli(
-  args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
-): CliProcess {
-  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+/** How to start the CLI. */
+export interface StartCliOptions {
+  readonly cwd?: string;
+  readonly env?: Record<string, string | undefined>;
+  /**
+   * The command line before `args`; default `node dist/cli.js` with this process's node.
+   * Another Node binary, or a wrapper such as `unshare --pid --fork`, goes here.
+   */
+  readonly launcher?: readonly string[];
+}
+
+/** Spawns `node dist/cli.js ...args` (or `launcher ...args`). */
+export function startCli(args: readonly string[], options: StartCliOptions = {}): CliProcess {
+  const [command, ...prefix] = options.launcher ?? [process.execPath, CLI_PATH];
+  const child = spawn(command!, [...prefix, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, CONFIG_PATH: undefined, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,7 +57,7 @@ export function startCli(
   return {
     child,
     output: () => text,
-    waitFor(pattern, timeoutMs = 10_000) {
+    waitFor(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
           const line = text.split('\n').find((l) => pattern.test(l));

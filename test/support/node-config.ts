@@ -27,6 +27,7 @@ export function nodeConfig(overrides: Partial<NodeConfig> & { name: string }): N
   return {
     url: 'http://127.0.0.1:9',
     redactedUrl: 'http://127.0.0.1:9',
+    headers: {},
     tier: 0,
     rpsLimit: Infinity,
     maxConcurrent: Infinity,

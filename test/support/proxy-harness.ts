@@ -55,6 +55,10 @@ export function serverConfig(overrides: Partial<ServerConfig> = {}): ServerConfi
     quotaFlushSeconds: 60,
     requestTimeoutMs: 1000,
     attemptTimeoutMs: 500,
+    corsOrigins: [],
+    compressionMinBytes: 1024,
+    keepAliveTimeoutMs: 5000,
+    trustedProxies: [],
     ...overrides,
   };
 }
@@ -68,6 +72,8 @@ export async function startHarness(
     attemptTimeoutMs?: number;
     /** The proxy's clock (a ManualClock makes deadlines and waits move only when told). */
     clock?: Clock;
+    /** One log line per request in `logs` (--access-log). */
+    accessLog?: boolean;
   } = {},
 ): Promise<Harness> {
   const live = nodes.filter((node) => !node.dead);
@@ -106,6 +112,7 @@ export async function startHarness(
     budgetMs: options.budgetMs,
     attemptTimeoutMs: options.attemptTimeoutMs,
     clock: options.clock,
+    accessLog: options.accessLog,
   });
   const url = `http://127.0.0.1:${server.port}`;
   return {

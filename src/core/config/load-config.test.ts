@@ -73,6 +73,10 @@ describe('loadConfig: [server]', () => {
       wsMaxSubscriptionsPerConnection: 1000,
       wsMaxMessagesPerSecond: 200,
       wsMaxBufferedBytes: 16 * 1024 * 1024,
+      corsOrigins: [],
+      compressionMinBytes: 1024,
+      keepAliveTimeoutMs: 5000,
+      trustedProxies: [],
     });
     expect(DEFAULT_MAX_BODY_BYTES).toBe(2 * 1024 * 1024);
   });
@@ -95,6 +99,10 @@ describe('loadConfig: [server]', () => {
       ws_max_subscriptions_per_connection: 100,
       ws_max_messages_per_second: 50,
       ws_max_buffered_bytes: raw('1_048_576'),
+      cors_origins: raw('["https://app.example", "http://127.0.0.1:5173"]'),
+      compression_min_bytes: 0,
+      keep_alive_timeout_ms: 65000,
+      trusted_proxies: raw('["10.0.0.0/8", "2001:db8::1"]'),
     });
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([]);
@@ -115,6 +123,10 @@ describe('loadConfig: [server]', () => {
       wsMaxSubscriptionsPerConnection: 100,
       wsMaxMessagesPerSecond: 50,
       wsMaxBufferedBytes: 1_048_576,
+      corsOrigins: ['https://app.example', 'http://127.0.0.1:5173'],
+      compressionMinBytes: 0,
+      keepAliveTimeoutMs: 65000,
+      trustedProxies: ['10.0.0.0/8', '2001:db8::1'],
     });
   });
 

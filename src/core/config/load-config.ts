@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { parse } from 'smol-toml';
 import { MethodRegistry } from '../protocol/method-registry.js';
+import { readClusterSection } from './cluster-section.js';
 import { closestMatch } from './did-you-mean.js';
 import { MAX_NODES, readNodeFields, type NodeEntry } from './node-section.js';
 import { loadPriceList } from './price-list.js';
@@ -18,7 +19,7 @@ import type { LoadResult, NodeConfig, PriceList } from './types.js';
 
 /** Where the config is looked for when neither --config nor CONFIG_PATH is given. */
 export const DEFAULT_CONFIG_PATH = 'config/balancer_config/config.toml';
-const TOP_LEVEL_KEYS: readonly string[] = ['server', 'nodes'];
+const TOP_LEVEL_KEYS: readonly string[] = ['server', 'nodes', 'cluster'];
 
 /** Inputs of one load. */
 export interface LoadConfigOptions {
@@ -185,11 +186,12 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           ? "did you mean 'nodes'? Write each node as [[nodes]]"
           : guess
             ? `did you mean '${guess}'?`
-            : 'the config holds [server] and [[nodes]] only',
+            : 'the config holds [server], [[nodes]] and [cluster] only',
       );
     }
   }
   const server = readServerSection(doc, file, problems);
+  const cluster = readClusterSection(doc, file, env, problems);
   const entries = readNodes(doc, file, env, problems);
   const priceLists = new Map<string, PriceList | undefined>();
   const nodes: NodeConfig[] = [];
@@ -212,6 +214,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           Number((BigInt(node.monthlyLimit) * BigInt(pricing.spilloverPercent)) / 100n);
     nodes.push({ ...rest, pricing, spilloverThreshold });
   }
-  const config = problems.errors.length === 0 && server ? { path: file, server, nodes } : undefined;
+  const config =
+    problems.errors.length === 0 && server ? { path: file, server, nodes, cluster } : undefined;
   return { config, path: file, errors: problems.errors, warnings: problems.warnings };
 }

@@ -1,6 +1,7 @@
 import type { ProblemList } from './problem-list.js';
 import { redactUrl } from './redact-url.js';
 import { substituteEnv } from './env-substitution.js';
+import { readNodeHeaders } from './node-headers.js';
 import { isLoopback } from './server-section.js';
 import { FieldReader, type Table } from './toml-fields.js';
 
@@ -24,6 +25,7 @@ const NODE_KEYS = [
   'reset_day',
   'provider_pricing_path',
   'ws_url',
+  'headers',
 ] as const;
 
 /** The schemes a node URL may have: http(s) for `url`, ws(s) for `ws_url`. */
@@ -44,6 +46,7 @@ export interface NodeFields {
   readonly redactedUrl: string;
   readonly wsUrl: string | undefined;
   readonly redactedWsUrl: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
   readonly tier: number;
   readonly rpsLimit: number;
   readonly maxConcurrent: number;
@@ -67,7 +70,7 @@ function readUrl(
   env: NodeJS.ProcessEnv,
   at: { file: string; path: string; problems: ProblemList },
   kind: keyof typeof SCHEMES = 'http',
-): { url: string; redactedUrl: string } | undefined {
+): { url: string; redactedUrl: string; hasCredentials: boolean } | undefined {
   if (raw === undefined) return undefined;
   const schemes = SCHEMES[kind];
   const { file, path, problems } = at;
@@ -112,9 +115,18 @@ function readUrl(
     );
     return undefined;
   }
+  if (!isDecodable(parsed.username) || !isDecodable(parsed.password)) {
+    problems.error(
+      file,
+      path,
+      `the user:password of node '${name}' holds a '%' that starts no valid %-escape`,
+      'write a literal % as %25 (the credentials are percent-decoded for Basic auth)',
+    );
+    return undefined;
+  }
   const redactedUrl = redactUrl(sub.masked);
   const hasSecret = sub.masked.includes('***') || parsed.search !== '' || parsed.password !== '';
-  if (parsed.protocol === schemes.plain && hasSecret && !isLoopback(parsed.hostname)) {
+  if (hasSecret && isPlainRemote(parsed)) {
     problems.warn(
       file,
       path,
@@ -122,7 +134,23 @@ function readUrl(
       `use ${schemes.secure}`,
     );
   }
-  return { url: sub.value, redactedUrl };
+  const hasCredentials = parsed.username !== '' || parsed.password !== '';
+  return { url: sub.value, redactedUrl, hasCredentials };
+}
+
+/** A URL whose requests cross the network unencrypted (http: or ws:, not to this machine). */
+function isPlainRemote(url: URL): boolean {
+  return (url.protocol === 'http:' || url.protocol === 'ws:') && !isLoopback(url.hostname);
+}
+
+/** Whether percent-decoding `text` works (the transport decodes URL credentials). */
+function isDecodable(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Validates one `[[nodes]]` entry's own fields (`fields` is undefined when any is wrong). */
@@ -224,7 +252,23 @@ export function readNodeFields(
     true,
     'path of the provider price list, e.g. "config/provider_config/helius.toml"',
   );
+  r.accept('headers');
+  const headers = readNodeHeaders(table.headers, env, {
+    file,
+    path: `${prefix}.headers`,
+    label,
+    urlHasCredentials: urls?.hasCredentials ?? false,
+    problems,
+  });
   r.rejectUnknown(NODE_KEYS);
+  if (headers && Object.keys(headers).length > 0 && urls && isPlainRemote(new URL(urls.url))) {
+    problems.warn(
+      file,
+      `${prefix}.headers`,
+      `node '${label}' sends its headers (API keys?) over plain http`,
+      'use https://',
+    );
+  }
   if (name !== undefined && name.trim() === '') {
     problems.error(file, `${prefix}.name`, 'must not be empty', 'give the node a unique name');
   }
@@ -240,6 +284,7 @@ export function readNodeFields(
     problems.errors.length > before ||
     !name ||
     !urls ||
+    !headers ||
     tier === undefined ||
     monthly === undefined ||
     !pricing
@@ -248,9 +293,11 @@ export function readNodeFields(
   }
   const fields: NodeFields = {
     name,
-    ...urls,
+    url: urls.url,
+    redactedUrl: urls.redactedUrl,
     wsUrl: wsUrls?.url,
     redactedWsUrl: wsUrls?.redactedUrl,
+    headers,
     tier,
     rpsLimit: rpsLimit ?? Infinity,
     maxConcurrent: maxConcurrent ?? Infinity,

@@ -1,5 +1,7 @@
 import { isIPv4 } from 'node:net';
+import { readOriginList } from './origin-list.js';
 import type { ProblemList } from './problem-list.js';
+import { readProxyRanges } from './proxy-ranges.js';
 import { FieldReader, describeType, isTable, type Table } from './toml-fields.js';
 import type { ServerConfig } from './types.js';
 
@@ -13,6 +15,12 @@ export const DEFAULT_ATTEMPT_TIMEOUT_MS = 500;
 export const DEFAULT_QUOTA_FLUSH_SECONDS = 60;
 /** Default number of elements one JSON-RPC batch may carry. */
 export const DEFAULT_MAX_BATCH_SIZE = 100;
+/** Answers this big or bigger are gzipped for clients that ask (what CDNs and providers use). */
+export const DEFAULT_COMPRESSION_MIN_BYTES = 1024;
+/** Answers over 64 KiB are streamed as they arrive, so a larger threshold could not apply. */
+export const MAX_COMPRESSION_MIN_BYTES = 64 * 1024;
+/** Idle client connections close after this long: Node's own default, kept. */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5000;
 
 const SERVER_KEYS = [
   'host',
@@ -31,6 +39,10 @@ const SERVER_KEYS = [
   'ws_max_subscriptions_per_connection',
   'ws_max_messages_per_second',
   'ws_max_buffered_bytes',
+  'cors_origins',
+  'compression_min_bytes',
+  'keep_alive_timeout_ms',
+  'trusted_proxies',
 ] as const;
 
 /** WebSocket connections per client IP when `ws_max_connections_per_ip` is not set. */
@@ -125,6 +137,22 @@ export function readServerSection(
     hint: 'the deadline of one upstream attempt in ms, connect and TLS included (default 500)',
   });
   const ws = readWsLimits(r);
+  const compressionMinBytes = r.integer('compression_min_bytes', {
+    min: 0,
+    max: MAX_COMPRESSION_MIN_BYTES,
+    required: false,
+    hint: `bytes; answers this big are gzipped for clients that accept gzip, 0 turns it off (default ${DEFAULT_COMPRESSION_MIN_BYTES}; answers over 64 KiB are streamed and always qualify)`,
+  });
+  const keepAliveTimeoutMs = r.integer('keep_alive_timeout_ms', {
+    min: 1000,
+    max: 3_600_000,
+    required: false,
+    hint: `ms an idle client connection stays open; behind a load balancer, longer than its idle timeout (AWS ALB 60 s: 65000) (default ${DEFAULT_KEEP_ALIVE_TIMEOUT_MS})`,
+  });
+  r.accept('cors_origins');
+  const corsOrigins = readOriginList(section.cors_origins, file, problems);
+  r.accept('trusted_proxies');
+  const trustedProxies = readProxyRanges(section.trusted_proxies, file, problems);
   r.rejectUnknown(SERVER_KEYS);
   if (ws.wsPort !== undefined && ws.wsPort !== 0 && ws.wsPort === port) {
     problems.error(
@@ -157,7 +185,14 @@ export function readServerSection(
       'omit it for quotas.json in the working directory',
     );
   }
-  if (problems.errors.length > before || host === undefined || port === undefined) return undefined;
+  if (
+    problems.errors.length > before ||
+    host === undefined ||
+    port === undefined ||
+    corsOrigins === undefined ||
+    trustedProxies === undefined
+  )
+    return undefined;
   if (enableMetrics && metricsPort === undefined && !isLoopback(host)) {
     problems.warn(
       file,
@@ -178,6 +213,10 @@ export function readServerSection(
     quotaFlushSeconds: quotaFlushSeconds ?? DEFAULT_QUOTA_FLUSH_SECONDS,
     requestTimeoutMs: budget,
     attemptTimeoutMs: attempt,
+    corsOrigins,
+    compressionMinBytes: compressionMinBytes ?? DEFAULT_COMPRESSION_MIN_BYTES,
+    keepAliveTimeoutMs: keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    trustedProxies,
     ...ws,
   };
 }

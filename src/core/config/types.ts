@@ -77,6 +77,14 @@ export interface ServerConfig {
   readonly wsMaxMessagesPerSecond?: number;
   /** Bytes waiting to be written to one client before it is closed as too slow (1008). */
   readonly wsMaxBufferedBytes?: number;
+  /** Origins whose pages may call cascade (`*` = any); empty = no CORS answers at all. */
+  readonly corsOrigins: readonly string[];
+  /** Answers of at least this many bytes are gzipped for clients that ask; 0 = never. */
+  readonly compressionMinBytes: number;
+  /** How long an idle client connection stays open, in ms. */
+  readonly keepAliveTimeoutMs: number;
+  /** Peers whose `X-Forwarded-For` is believed: IPs and CIDR ranges, as written. */
+  readonly trustedProxies: readonly string[];
 }
 
 /** One `[[nodes]]` entry, validated and resolved. */
@@ -90,6 +98,11 @@ export interface NodeConfig {
   readonly wsUrl?: string | undefined;
   /** `ws_url` safe to print. */
   readonly redactedWsUrl?: string | undefined;
+  /**
+   * Headers sent on every request to the node (lower-case names, `$VAR`s expanded). The
+   * values are secrets (API keys): never log them.
+   */
+  readonly headers: Readonly<Record<string, string>>;
   readonly tier: number;
   readonly rpsLimit: number;
   readonly maxConcurrent: number;
@@ -105,12 +118,33 @@ export interface NodeConfig {
   readonly pricing: PriceList;
 }
 
+/** The `[cluster]` table: several workers, and replicas sharing limits through Redis. */
+export interface ClusterConfig {
+  /** Worker processes sharing the listening port (1 = this process serves). */
+  readonly workers: number;
+  /** Where replicas share usage and limits; undefined = this machine only. Carries secrets. */
+  readonly redisUrl: string | undefined;
+  /** The Redis URL safe to print. */
+  readonly redactedRedisUrl: string | undefined;
+  /** Prefix of every Redis key (replicas of one proxy share it). */
+  readonly keyPrefix: string;
+  /** This replica's name among the members. */
+  readonly replicaId: string;
+  readonly syncIntervalMs: number;
+  readonly redisTimeoutMs: number;
+  readonly leaseTtlMs: number;
+  /** Share of each limit kept once Redis is lost past the lease; undefined = split by members. */
+  readonly fallbackFraction: number | undefined;
+}
+
 /** A complete, valid configuration. */
 export interface Config {
   /** Absolute path of the balancer config file. */
   readonly path: string;
   readonly server: ServerConfig;
   readonly nodes: readonly NodeConfig[];
+  /** Absent: one process, limits and usage in memory and quotas.json. */
+  readonly cluster?: ClusterConfig | undefined;
 }
 
 /** What the loader returns: never throws on bad input. */

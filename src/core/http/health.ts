@@ -36,6 +36,36 @@ export function healthReport(table: RoutingTable, now: number): HealthReport {
       latency_ms: Math.floor(node.ema.micros / 1000),
     };
   });
+  return summarize(nodes);
+}
+
+/** One worker's view of one node: ms of penalty left (0 = none), latency EMA in µs (-1 = none). */
+export type WorkerNodeHealth = readonly [number, number];
+
+/**
+ * /health for a proxy of several workers: a node is down when a worker has it penalized,
+ * and its latency is the mean of the workers' measurements.
+ */
+export function fleetHealthReport(
+  nodes: ReadonlyArray<{ readonly name: string; readonly tier: number }>,
+  workers: ReadonlyArray<Readonly<Record<string, WorkerNodeHealth>>>,
+): HealthReport {
+  const entries = nodes.map((node): NodeHealth => {
+    const views = workers.map((worker) => worker[node.name]).filter((v) => v !== undefined);
+    if (views.some(([down]) => down > 0)) {
+      return { name: node.name, tier: node.tier, status: 'down', latency_ms: null };
+    }
+    const measured = views.map(([, ema]) => ema).filter((ema) => ema >= 0);
+    if (measured.length === 0) {
+      return { name: node.name, tier: node.tier, status: 'unknown', latency_ms: null };
+    }
+    const mean = measured.reduce((a, b) => a + b, 0) / measured.length;
+    return { name: node.name, tier: node.tier, status: 'up', latency_ms: Math.floor(mean / 1000) };
+  });
+  return summarize(entries);
+}
+
+function summarize(nodes: readonly NodeHealth[]): HealthReport {
   const active = nodes.filter((node) => node.status !== 'down').length;
   const status = active === 0 ? 'critical' : active < nodes.length ? 'degraded' : 'ok';
   return { status, active_nodes: active, total_nodes: nodes.length, nodes };

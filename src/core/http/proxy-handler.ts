@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BlockList } from 'node:net';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { REQUEST_OUTCOMES, RequestOutcome, type ProxyMetrics } from '../metrics.js';
+import { RequestOutcome, type ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
 import { UpstreamStream } from '../node/upstream-stream.js';
 import { ERROR_MESSAGE, RPC_ERROR } from '../protocol/error-body.js';
@@ -15,8 +16,10 @@ import {
 import { routeBatch } from '../routing/batch-route.js';
 import type { RouteContext, RouteResult } from '../routing/route-context.js';
 import { route } from '../routing/route.js';
+import { logAccess } from './access-log.js';
+import { pipeAnswer, sendAnswer } from './compression.js';
 import { BodyReader, readBody } from './read-body.js';
-import { sendBytes, sendRpcError } from './respond.js';
+import { sendRpcError } from './respond.js';
 
 /** Client headers passed on to upstreams: tracing ids and client identification only. */
 export const FORWARDED_HEADERS = [
@@ -35,6 +38,10 @@ export interface ProxyHandlerContext {
   readonly logger: Logger;
   readonly maxBodyBytes: number;
   readonly maxBatchSize: number;
+  /** Upstream answers this big are gzipped for clients that ask; 0 = never. */
+  readonly compressionMinBytes: number;
+  /** Peers whose X-Forwarded-For names the client (access log); undefined = none. */
+  readonly trustedProxies: BlockList | undefined;
   readonly accessLog: boolean;
   /** Requests answered, by REQUEST_OUTCOMES index (the shutdown summary reads it). */
   readonly counts: Float64Array;
@@ -70,17 +77,18 @@ function finish(exchange: Exchange, outcome: number): number {
   return seconds;
 }
 
-function respondRouted(res: ServerResponse, request: RpcRequest, result: RouteResult): number {
+function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteResult): number {
+  const { req, res, ctx } = exchange;
   if (result.kind === 'answer') {
     const contentType = result.contentType ?? 'application/json';
     const body = result.body;
+    const minBytes = ctx.compressionMinBytes;
     if (!(body instanceof UpstreamStream)) {
-      sendBytes(res, result.status, contentType, body);
+      sendAnswer(req, res, result.status, contentType, body, minBytes);
       return RequestOutcome.forwarded;
     }
     if (!body.failed) {
-      res.writeHead(result.status, { 'content-type': contentType });
-      body.pipeTo(res);
+      pipeAnswer(req, res, result.status, contentType, body, minBytes);
       return RequestOutcome.forwarded;
     }
     // The answer broke before any of it reached the client: a 502, never a 200 cut short.
@@ -92,19 +100,6 @@ function respondRouted(res: ServerResponse, request: RpcRequest, result: RouteRe
   }
   sendRpcError(res, 502, RPC_ERROR.serverError, ERROR_MESSAGE.allFailed, idJson);
   return RequestOutcome.badGateway;
-}
-
-/** One access-log line (only with --access-log): what was asked, where it went, what it cost. */
-function logAccess(
-  ctx: ProxyHandlerContext,
-  fields: Record<string, unknown>,
-  outcome: number,
-  seconds: number,
-): void {
-  ctx.logger.info(
-    { ...fields, outcome: REQUEST_OUTCOMES[outcome], ms: Math.round(seconds * 1e4) / 10 },
-    'request',
-  );
 }
 
 /** Answers a request cascade refuses to route (400, 413) and records it. */
@@ -119,6 +114,7 @@ function reject(
   if (ctx.accessLog) {
     logAccess(
       ctx,
+      exchange.req,
       {
         method: null,
         node: null,
@@ -178,7 +174,7 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
   const ctx = exchange.ctx;
   const request = exchange.rpc!;
   lastOnConnection(exchange);
-  const outcome = respondRouted(exchange.res, request, result);
+  const outcome = respondRouted(exchange, request, result);
   const seconds = finish(exchange, outcome);
   if (ctx.accessLog) {
     const answered = result.kind === 'answer' && outcome === RequestOutcome.forwarded;
@@ -189,7 +185,7 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
       attempts: result.attempts,
       credits: result.credits,
     };
-    logAccess(ctx, fields, outcome, seconds);
+    logAccess(ctx, exchange.req, fields, outcome, seconds);
   }
 }
 
@@ -213,7 +209,7 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
     res.writeHead(204).end();
   } else {
     // Per-element errors travel inside the array, so the HTTP answer is 200 either way.
-    sendBytes(res, 200, 'application/json', result.body);
+    sendAnswer(req, res, 200, 'application/json', result.body, ctx.compressionMinBytes);
   }
   // A batch of nothing but invalid elements is the client's mistake, not an upstream failure.
   const outcome = result.forwarded
@@ -231,7 +227,7 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
       attempts: result.attempts,
       credits: result.credits,
     };
-    logAccess(ctx, fields, outcome, seconds);
+    logAccess(ctx, exchange.req, fields, outcome, seconds);
   }
 }
 

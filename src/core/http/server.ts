@@ -9,16 +9,18 @@ import { nextReset } from '../quota/billing-period.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { RouteEvents } from '../routing/attempt.js';
 import { Topology, type TopologyDiff, type UsageProvider } from '../routing/topology.js';
+import { trustedProxyList } from './client-address.js';
+import { CorsPolicy } from './cors.js';
+import { drainServer } from './drain.js';
 import { healthReport, type HealthReport } from './health.js';
 import { listen } from './listen.js';
+import { listenerOptions } from './listener-options.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
 import { sendBytes, sendJson, sendStatus } from './respond.js';
 
 const RANK_INTERVAL_MS = 1000;
 /** How long shutdown waits for in-flight requests before closing their connections. */
 export const DRAIN_TIMEOUT_MS = 10_000;
-/** How often a draining server closes the connections whose answers are out. */
-const DRAIN_SWEEP_MS = 25;
 
 /** How to start a proxy server. */
 export interface ProxyServerOptions {
@@ -36,6 +38,13 @@ export interface ProxyServerOptions {
   readonly accessLog?: boolean;
   readonly budgetMs?: number;
   readonly attemptTimeoutMs?: number;
+  /** Hears every node penalty (seconds) and recovery (0): workers pass them to the others. */
+  readonly onNodeHealth?: (node: string, seconds: number) => void;
+  /** Where /health and /metrics come from when this process is one of several workers. */
+  readonly fleetView?: {
+    health(): Promise<HealthReport>;
+    metrics(): Promise<string>;
+  };
   /** Extra routes (admin, quota) tried before the 404. Return true when handled. */
   readonly extraRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 }
@@ -44,6 +53,13 @@ function pathOf(url: string | undefined): string {
   if (!url) return '/';
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
+}
+
+/** Whether two `[server]` values are equal (lists compare by content). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return Array.isArray(a) && Array.isArray(b)
+    ? a.length === b.length && a.every((item, i) => item === b[i])
+    : a === b;
 }
 
 /** The proxy: HTTP listener(s), topology, ranking loop, graceful shutdown. */
@@ -55,6 +71,8 @@ export class ProxyServer {
   readonly #server: Server;
   #metricsServer: Server | undefined;
   readonly #handler: ProxyHandlerContext;
+  /** Undefined when `cors_origins` is empty: no CORS headers, OPTIONS gets 405. */
+  readonly #cors: CorsPolicy | undefined;
   #config: Config;
   #rankTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
@@ -78,10 +96,14 @@ export class ProxyServer {
       deadlines: new DeadlineQueue(this.#clock),
     });
     const events: RouteEvents = {
-      penalized: (node, reason, seconds) =>
-        options.logger.warn({ node: node.name, reason, seconds }, 'node penalized'),
-      recovered: (node, seconds) =>
-        options.logger.info({ node: node.name, after_seconds: seconds }, 'node recovered'),
+      penalized: (node, reason, seconds) => {
+        options.logger.warn({ node: node.name, reason, seconds }, 'node penalized');
+        options.onNodeHealth?.(node.name, seconds);
+      },
+      recovered: (node, seconds) => {
+        options.logger.info({ node: node.name, after_seconds: seconds }, 'node recovered');
+        options.onNodeHealth?.(node.name, 0);
+      },
     };
     this.#handler = {
       route: {
@@ -98,19 +120,34 @@ export class ProxyServer {
       logger: options.logger,
       maxBodyBytes: server.maxBodyBytes,
       maxBatchSize: server.maxBatchSize,
+      compressionMinBytes: server.compressionMinBytes,
+      trustedProxies: trustedProxyList(server.trustedProxies),
       accessLog: options.accessLog ?? false,
       counts: new Float64Array(REQUEST_OUTCOMES.length),
       drain: { active: false },
     };
-    this.#server = createServer(
-      { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
-      (req, res) => this.#onRequest(req, res),
+    this.#cors = CorsPolicy.from(server.corsOrigins);
+    this.#server = createServer(listenerOptions(server.keepAliveTimeoutMs), (req, res) =>
+      this.#onRequest(req, res),
     );
   }
 
   /** Starts listening; rejects with a StartupError when the port cannot be bound. */
   static async start(options: ProxyServerOptions): Promise<ProxyServer> {
-    const proxy = new ProxyServer(options);
+    const proxy = ProxyServer.create(options);
+    await proxy.listen();
+    return proxy;
+  }
+
+  /** Builds the proxy (nodes, metrics) without listening yet: see `listen`. */
+  static create(options: ProxyServerOptions): ProxyServer {
+    return new ProxyServer(options);
+  }
+
+  /** Starts listening; rejects with a StartupError when a port cannot be bound. */
+  async listen(): Promise<void> {
+    const proxy = this as ProxyServer;
+    const options = this.#options;
     const server = options.config.server;
     const host = options.host ?? server.host;
     proxy.#port = await listen(proxy.#server, host, options.port ?? server.port, 'proxy');
@@ -133,7 +170,6 @@ export class ProxyServer {
     proxy.#tick();
     proxy.#rankTimer = setInterval(() => proxy.#tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
-    return proxy;
   }
 
   /** Client requests answered so far, by outcome (works with metrics off too). */
@@ -186,10 +222,11 @@ export class ProxyServer {
     const before = this.#config.server;
     const after = config.server;
     const serverChanged = (Object.keys(before) as Array<keyof typeof before>).filter(
-      (key) => before[key] !== after[key],
+      (key) => !sameValue(before[key], after[key]),
     );
     const { diff, retired } = this.topology.apply(config.nodes);
-    this.#config = { ...config, server: before };
+    // [server] and [cluster] apply at startup only.
+    this.#config = { ...config, server: before, cluster: this.#config.cluster };
     for (const transport of retired) void transport.close().catch(() => undefined);
     this.#tick();
     return { diff, serverChanged };
@@ -213,31 +250,7 @@ export class ProxyServer {
   async #close(drainMs: number): Promise<void> {
     if (this.#rankTimer) clearInterval(this.#rankTimer);
     this.#handler.drain.active = true;
-    const server = this.#server;
-    let closed = false;
-    const allClosed = new Promise<void>((resolve) =>
-      server.close(() => {
-        closed = true;
-        resolve();
-      }),
-    );
-    // Node closes only connections with no request in progress; one still answering becomes
-    // idle when its answer is out, so sweep until every connection is gone or time is up.
-    // (Tracking requests in flight instead would cost a listener on every response.)
-    server.closeIdleConnections();
-    if (drainMs > 0) {
-      const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        allClosed,
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs))),
-      ]);
-      clearInterval(sweep);
-      clearTimeout(timer);
-    }
-    const cutOff = !closed;
-    server.closeAllConnections();
-    await allClosed;
+    const cutOff = await drainServer(this.#server, drainMs);
     if (this.#metricsServer) {
       const metricsServer = this.#metricsServer;
       metricsServer.closeAllConnections();
@@ -283,14 +296,26 @@ export class ProxyServer {
     const path = pathOf(req.url);
     // While draining, answers say `Connection: close` so clients stop reusing the connection.
     if (this.#handler.drain.active) res.shouldKeepAlive = false;
+    // Browsers may call the proxy and /health; /metrics and the rest stay same-origin.
+    const cors = this.#cors;
     if (path === '/send-request' || path === '/') {
-      if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');
-      return handleProxy(req, res, this.#handler);
+      const allowed = cors !== undefined && cors.decorate(req, res);
+      if (req.method === 'POST') return handleProxy(req, res, this.#handler);
+      if (cors && req.method === 'OPTIONS') return cors.preflight(req, res, allowed, 'POST');
+      return sendStatus(res, 405, 'Method Not Allowed', 'POST');
     }
     if (path === '/health') {
+      const allowed = cors !== undefined && cors.decorate(req, res);
+      if (cors && req.method === 'OPTIONS') return cors.preflight(req, res, allowed, 'GET');
       if (req.method !== 'GET' && req.method !== 'HEAD')
         return sendStatus(res, 405, 'Method Not Allowed', 'GET');
-      return sendJson(res, 200, this.health());
+      const fleet = this.#options.fleetView;
+      if (fleet === undefined) return sendJson(res, 200, this.health());
+      fleet.health().then(
+        (report) => sendJson(res, 200, report),
+        () => sendJson(res, 200, this.health()),
+      );
+      return;
     }
     if (
       path === '/metrics' &&
@@ -311,7 +336,8 @@ export class ProxyServer {
   #serveMetrics(req: IncomingMessage, res: ServerResponse): void {
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return sendStatus(res, 405, 'Method Not Allowed', 'GET');
-    this.metrics.render().then(
+    const render = this.#options.fleetView?.metrics() ?? this.metrics.render();
+    render.then(
       (text) => sendBytes(res, 200, this.metrics.contentType, text),
       (err: unknown) => {
         this.#options.logger.error({ err }, 'metrics rendering failed');

@@ -16,9 +16,6 @@ import { UpstreamStream, type UpstreamControl } from './upstream-stream.js';
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
 /** Answers larger than this may be streamed instead of buffered. */
 export const STREAM_THRESHOLD = 64 * 1024;
-const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'application/json',
-});
 
 /** What one attempt produced. */
 export type AttemptResponse =
@@ -37,7 +34,13 @@ export type AttemptResponse =
       readonly stream: UpstreamStream;
     }
   /** No usable response: connect/DNS/TLS failure, reset, or the deadline before headers. */
-  | { readonly kind: 'transport_error'; readonly reason: string; readonly timedOut: boolean }
+  | {
+      readonly kind: 'transport_error';
+      readonly reason: string;
+      readonly timedOut: boolean;
+      /** False when the request was never written to a connection (the node never saw it). */
+      readonly sent: boolean;
+    }
   /** Headers arrived but the body did not (deadline, reset, or over the size cap). */
   | { readonly kind: 'body_error'; readonly reason: string; readonly timedOut: boolean };
 
@@ -49,6 +52,8 @@ export interface TransportOptions {
   readonly keepAliveMs: number;
   /** Where attempts' deadlines wait (one queue and one timer per server). */
   readonly deadlines: DeadlineQueue;
+  /** The node's configured headers (lower-case names; secret values). */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /** Connection failures that can mean "the upstream closed this idle connection as we sent". */
@@ -85,6 +90,24 @@ function rawHeader(raw: readonly Buffer[] | undefined, name: Buffer): string | u
   return undefined;
 }
 
+/**
+ * The headers every request to a node carries, built once: the configured ones, HTTP Basic
+ * credentials from the URL's user:password (percent-decoded, as browsers and viem do), and
+ * the content type. Secrets: never logged.
+ */
+export function nodeRequestHeaders(
+  url: URL,
+  configured: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = { ...configured };
+  if (url.username !== '' || url.password !== '') {
+    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    headers.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+  }
+  headers['content-type'] = 'application/json';
+  return Object.freeze(headers);
+}
+
 function describe(err: Error): string {
   const e = err as Error & { code?: string; cause?: { code?: string } };
   return e.cause?.code ?? e.code ?? e.message;
@@ -111,6 +134,8 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
   #decided = false;
   /** Set once the attempt was resent on a fresh connection (it is resent at most once). */
   #resent = false;
+  /** Set once the request was handed to a connection to be written. */
+  #sent = false;
 
   constructor(
     private readonly transport: HttpTransport,
@@ -128,7 +153,9 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
 
   onConnect(abort: (reason?: Error) => void): void {
     this.#abort = abort;
+    // undici calls this just before it writes the request: aborting here means never sent.
     if (this.#settled) abort(new Error('attempt already given up'));
+    else this.#sent = true;
   }
 
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean {
@@ -188,7 +215,7 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
     this.#settle(
       this.#headers
         ? { kind: 'body_error', reason, timedOut }
-        : { kind: 'transport_error', reason, timedOut },
+        : { kind: 'transport_error', reason, timedOut, sent: this.#sent },
     );
   }
 
@@ -241,7 +268,7 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
     this.#settle(
       this.#headers
         ? { kind: 'body_error', reason, timedOut: true }
-        : { kind: 'transport_error', reason, timedOut: true },
+        : { kind: 'transport_error', reason, timedOut: true, sent: this.#sent },
     );
     this.#abort?.(new Error(reason));
   }
@@ -260,16 +287,19 @@ export class HttpTransport {
   readonly #pool: Pool;
   readonly #origin: string;
   readonly #path: string;
+  /** Sent with every request: built once, so an attempt adds nothing but client headers. */
+  readonly #headers: Readonly<Record<string, string>>;
   readonly #options: TransportOptions;
   readonly deadlines: DeadlineQueue;
   /** An answer has come back: later attempts may run on reused connections. */
   answered = false;
 
-  /** `url` carries secrets (path, query): it is never logged from here. */
+  /** `url` carries secrets (credentials, path, query): it is never logged from here. */
   constructor(url: string, options: TransportOptions) {
     const parsed = new URL(url);
     this.#origin = parsed.origin;
     this.#path = `${parsed.pathname}${parsed.search}`;
+    this.#headers = nodeRequestHeaders(parsed, options.headers);
     this.#options = options;
     this.deadlines = options.deadlines;
     this.#pool = new Pool(parsed.origin, {
@@ -296,7 +326,7 @@ export class HttpTransport {
     done: AttemptCallback<T>,
     token: T,
   ): void {
-    const headers = extraHeaders ? { ...extraHeaders, ...JSON_HEADERS } : JSON_HEADERS;
+    const headers = extraHeaders ? { ...extraHeaders, ...this.#headers } : this.#headers;
     const request: Dispatcher.DispatchOptions = { path: this.#path, method: 'POST', headers, body };
     const handler = new AttemptHandler(
       this,

@@ -10,6 +10,7 @@ export class Permits {
   #max: number;
   #inFlight = 0;
   #peak = 0;
+  #windowPeak = 0;
   readonly #waiters: Array<(granted: boolean) => void> = [];
 
   constructor(max: number, clock: Clock) {
@@ -27,6 +28,13 @@ export class Permits {
     return this.#peak;
   }
 
+  /** The most in flight since the last call (then counting starts again from now). */
+  takePeak(): number {
+    const peak = this.#windowPeak;
+    this.#windowPeak = this.#inFlight;
+    return peak;
+  }
+
   get max(): number {
     return this.#max;
   }
@@ -36,6 +44,7 @@ export class Permits {
     if (this.#inFlight >= this.#max) return false;
     this.#inFlight++;
     if (this.#inFlight > this.#peak) this.#peak = this.#inFlight;
+    if (this.#inFlight > this.#windowPeak) this.#windowPeak = this.#inFlight;
     return true;
   }
 

@@ -30,7 +30,16 @@ function transportFor(config: NodeConfig, deps: NodeDeps): HttpTransport {
     maxConnections: inFlightCap(config),
     keepAliveMs: config.keepAliveMs,
     deadlines: deps.deadlines,
+    headers: config.headers,
   });
+}
+
+/** Whether two nodes send the same configured headers. */
+function sameHeaders(a: NodeConfig, b: NodeConfig): boolean {
+  if (a.headers === b.headers) return true;
+  const names = Object.keys(a.headers);
+  if (names.length !== Object.keys(b.headers).length) return false;
+  return names.every((name) => a.headers[name] === b.headers[name]);
 }
 
 /**
@@ -56,6 +65,12 @@ export class UpstreamNode {
    * not take batches): it is then sent one element per attempt. Cleared when its URL changes.
    */
   refusesBatches = false;
+  /** Requests that reached this node's rate check since the last `takeDemand` (demand). */
+  wanted = 0;
+  /** Requests turned away (or left waiting) for want of a permit since the last `takeDemand`. */
+  crowded = 0;
+  /** This process's share of the limits, when it enforces them together with others. */
+  #share: { readonly rps: number; readonly concurrent: number } | undefined = undefined;
   readonly #deps: NodeDeps;
 
   constructor(config: NodeConfig, usage: UsageCounter, metrics: NodeMetrics, deps: NodeDeps) {
@@ -84,22 +99,42 @@ export class UpstreamNode {
     return this.#bucket === undefined ? 0 : this.#bucket.tryTake(now);
   }
 
+  /**
+   * Enforce only `rps` and `concurrent` of the configured limits here: the rest belongs to the
+   * other workers or replicas (never more than the configured limit).
+   */
+  setShare(rps: number, concurrent: number, now: number): void {
+    this.#share = { rps, concurrent };
+    this.#applyLimits(now);
+  }
+
+  /** Demand since the last call: requests that wanted a rate token, and the most in flight. */
+  takeDemand(): { readonly rps: number; readonly concurrent: number } {
+    const rps = this.wanted;
+    const crowded = this.crowded;
+    this.wanted = this.crowded = 0;
+    return { rps, concurrent: this.permits.takePeak() + crowded };
+  }
+
+  #applyLimits(now: number): void {
+    const config = this.#config;
+    const rps = Math.min(config.rpsLimit, this.#share?.rps ?? Infinity);
+    if (!Number.isFinite(config.rpsLimit)) this.#bucket = undefined;
+    else if (this.#bucket) this.#bucket.reconfigure(rps, now);
+    else this.#bucket = new TokenBucket(rps, now);
+    this.permits.setMax(Math.min(inFlightCap(config), this.#share?.concurrent ?? Infinity));
+  }
+
   /** Applies a reloaded config, keeping runtime state. Returns the old transport if replaced. */
   reconfigure(config: NodeConfig, now: number): HttpTransport | undefined {
     const previous = this.#config;
     this.#config = config;
-    if (!Number.isFinite(config.rpsLimit)) {
-      this.#bucket = undefined;
-    } else if (this.#bucket) {
-      this.#bucket.reconfigure(config.rpsLimit, now);
-    } else {
-      this.#bucket = new TokenBucket(config.rpsLimit, now);
-    }
-    this.permits.setMax(inFlightCap(config));
+    this.#applyLimits(now);
     if (
       previous.url === config.url &&
       inFlightCap(previous) === inFlightCap(config) &&
-      previous.keepAliveMs === config.keepAliveMs
+      previous.keepAliveMs === config.keepAliveMs &&
+      sameHeaders(previous, config)
     )
       return undefined;
     if (previous.url !== config.url) this.refusesBatches = false;

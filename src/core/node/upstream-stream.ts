@@ -4,7 +4,7 @@
  * client that goes away aborts the upstream request. A body that stops arriving for
  * STREAM_IDLE_MS is cut off.
  */
-import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 
 /** How a stream steers the upstream request it relays (the transport implements it). */
 export interface UpstreamControl {
@@ -27,7 +27,7 @@ export type StreamEnd = 'relayed' | 'upstream_broke' | 'client_gone';
 export class UpstreamStream {
   readonly head: Buffer;
   readonly #controller: UpstreamControl;
-  #sink: ServerResponse | undefined;
+  #sink: Writable | undefined;
   readonly #pending: Buffer[] = [];
   #state: 'open' | 'ended' | 'failed' = 'open';
   #finished = false;
@@ -56,8 +56,11 @@ export class UpstreamStream {
     else this.#onFinish.push(callback);
   }
 
-  /** Starts relaying to `res` (status and headers already written by the caller). */
-  pipeTo(res: ServerResponse): void {
+  /**
+   * Starts relaying to `res`: the client's response (status and headers already written by
+   * the caller), or a transform in front of it (gzip).
+   */
+  pipeTo(res: Writable): void {
     this.#sink = res;
     if (res.destroyed || res.closed) {
       // The client left while the answer was on its way: free the upstream and the permit now.

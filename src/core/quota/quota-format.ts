@@ -17,10 +17,12 @@ export function formatQuotaFile(snapshot: QuotaSnapshot): string {
   if (entries.length === 0) return '{}';
   const blocks = entries.map(([name, entry]) => {
     checkEntry(name, entry);
+    // `unsent` only exists for replicas sharing usage through Redis, and only while > 0.
+    const unsent = entry.unsent ? `,\n    "unsent": ${entry.unsent}` : '';
     return (
       `  ${JSON.stringify(name)}: {\n` +
       `    "used": ${entry.used},\n` +
-      `    "period_start": ${JSON.stringify(entry.periodStart)}\n` +
+      `    "period_start": ${JSON.stringify(entry.periodStart)}${unsent}\n` +
       `  }`
     );
   });
@@ -67,16 +69,23 @@ function parseEntry(name: string, value: unknown, problems: string[]): QuotaEntr
     problems.push(`${at} must be an object {"used": …, "period_start": …}, got ${kindOf(value)}`);
     return undefined;
   }
-  const { used, period_start: periodStart } = value;
+  const { used, period_start: periodStart, unsent } = value;
   const before = problems.length;
   if (!isUsage(used)) problems.push(`${at}.used ${usageProblem(used)}`);
+  if (
+    unsent !== undefined &&
+    (!isUsage(unsent) || (isUsage(used) && (unsent as number) > (used as number)))
+  ) {
+    problems.push(`${at}.unsent must be a whole number from 0 to "used", got ${show(unsent)}`);
+  }
   if (typeof periodStart !== 'string' || !isCalendarDay(periodStart)) {
     problems.push(
       `${at}.period_start must be a calendar day "YYYY-MM-DD", got ${show(periodStart)}`,
     );
   }
   if (problems.length > before) return undefined;
-  return { used: used as number, periodStart: periodStart as string };
+  const entry = { used: used as number, periodStart: periodStart as string };
+  return unsent ? { ...entry, unsent: unsent as number } : entry;
 }
 
 function usageProblem(used: unknown): string {
@@ -92,6 +101,11 @@ function checkEntry(name: string, entry: QuotaEntry): void {
   }
   if (!isCalendarDay(entry.periodStart)) {
     throw new RangeError(`period start of "${name}" is not a calendar day: ${entry.periodStart}`);
+  }
+  if (entry.unsent !== undefined && (!isUsage(entry.unsent) || entry.unsent > entry.used)) {
+    throw new RangeError(
+      `unsent usage of "${name}" is not a whole number from 0 to used: ${entry.unsent}`,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   existsSync,
   mkdtempSync,
@@ -134,6 +135,35 @@ describe('server lock', () => {
     expect(lockOf()).toEqual(mine(7));
   });
 
+  it('loses to a server whose takeover of a stale lock is under way, its rename not landed yet', () => {
+    const stale = JSON.stringify({
+      pid: 1,
+      host: 'container-b',
+      bootId: BOOT_ID,
+      startTime: '1',
+      adminPort: null,
+    });
+    writeFileSync(lockPathOf(quotas), stale);
+    age(STALE_AFTER_MS + 5000);
+    // A live server has created the takeover token of this very lock version (named after its
+    // inode, mtime and bytes) and was paused before its rename: under load, that pause is long.
+    const pid = otherLiveProcess();
+    const taker = {
+      pid,
+      host: hostname(),
+      bootId: BOOT_ID,
+      startTime: processStartTime(pid),
+      adminPort: null,
+    };
+    const { ino, mtimeNs } = statSync(lockPathOf(quotas), { bigint: true });
+    const digest = createHash('sha256').update(`${ino}-${mtimeNs}`).update(stale).digest('hex');
+    writeFileSync(`${lockPathOf(quotas)}.takeover-${digest.slice(0, 24)}`, JSON.stringify(taker));
+    expect(() => acquireServerLock(quotas, null)).toThrow(
+      `in use by another cascade server (pid ${pid})`,
+    );
+    expect(readFileSync(lockPathOf(quotas), 'utf8')).toBe(stale);
+  });
+
   it('takes over the lock of an earlier run of this container (same host and pid, older start)', () => {
     const earlier = { ...mine(null), startTime: '1' };
     writeFileSync(lockPathOf(quotas), JSON.stringify(earlier));
@@ -205,12 +235,15 @@ describe('server lock', () => {
     const compiled = new URL('../../../dist/core/quota/server-lock.js', import.meta.url).href;
     const go = join(dir, 'go');
     rmSync(go, { force: true });
-    // Each contender loads the module, says 'ready', spins until the go file appears, claims.
+    // Each contender loads the module, says 'ready', waits for the go file, claims. It looks
+    // every millisecond, asleep in between: six busy loops would starve the rest of the suite
+    // (servers under test in the other worker) on a two-core machine.
     const program = `
       import { existsSync } from 'node:fs';
       import { acquireServerLock } from ${JSON.stringify(compiled)};
+      const nap = new Int32Array(new SharedArrayBuffer(4));
       process.stdout.write('ready;');
-      while (!existsSync(${JSON.stringify(go)})) {}
+      while (!existsSync(${JSON.stringify(go)})) Atomics.wait(nap, 0, 0, 1);
       try { acquireServerLock(${JSON.stringify(quotas)}, null); process.stdout.write('won'); }
       catch (err) { process.stdout.write(String(err.message).includes('in use') ? 'lost' : 'error:' + err.message); }
       setTimeout(() => {}, 3000);`;
@@ -283,5 +316,8 @@ describe('server lock', () => {
         expect(outcomes.filter((o) => o === 'lost')).toHaveLength(5);
       }
     },
+    // 24 Node processes start per case: ~2 s on an idle machine, 10-15 s with the cores busy.
+    // The timeout only catches a hang.
+    90_000,
   );
 });

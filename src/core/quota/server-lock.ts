@@ -268,6 +268,14 @@ function sweepTokens(path: string): void {
   }
 }
 
+/** The live process that claimed the takeover of `stale` (its token holds its lock), if any. */
+function takerOf(path: string, stale: LockVersion): LockFile | undefined {
+  const token = tokenPathOf(path, stale);
+  const text = readText(token);
+  const lock = text === undefined ? undefined : parseLock(text);
+  return lock !== undefined && holderOf(lock, token) === 'live' ? lock : undefined;
+}
+
 /**
  * Replaces the stale lock version `stale` with ours, unless another process got
  * to it first (false): only the process that creates the takeover token may replace it.
@@ -304,7 +312,11 @@ export function acquireServerLock(quotasPath: string, adminPort: number | null):
         sweepTokens(path);
         return;
       }
-      // Another process took the stale lock over: its lock is live now; look again.
+      // Another process is taking the stale lock over. Its rename may not have landed yet
+      // (a busy machine can pause it right there), and looking again would find the same
+      // stale lock: its token names it, and while it runs the file is its.
+      const taker = takerOf(path, found);
+      if (taker !== undefined) throw inUse(quotasPath, describe(taker));
     }
     const holder = readServerLock(quotasPath);
     if (holder) throw inUse(quotasPath, holder);

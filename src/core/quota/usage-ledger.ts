@@ -5,6 +5,11 @@ export interface QuotaEntry {
   readonly used: number;
   /** 'YYYY-MM-DD' (UTC); `period_start` in quotas.json. */
   readonly periodStart: string;
+  /**
+   * Of `used`, credits booked here that the shared store (Redis) has not acknowledged yet:
+   * sent again after a restart, so a killed replica loses nothing it had written.
+   */
+  readonly unsent?: number;
 }
 
 /** Usage of every node that has a period marker, keyed by node name. */
@@ -40,8 +45,12 @@ export interface UsageLedger {
   periodStart(name: string): string | undefined;
   /** Sets the period marker of `name` ('YYYY-MM-DD'); usage is untouched. */
   setPeriodStart(name: string, day: string): void;
-  /** Sets the usage of `name` to 0; the period marker is kept. */
+  /** Sets the usage of `name` to 0; the period marker is kept. Starts a new epoch. */
   reset(name: string): void;
+  /** How many times `name`'s usage was reset (a lower total is legitimate only across epochs). */
+  epoch(name: string): number;
+  /** Restores `name` from quotas.json (usage, and what was not yet shared). */
+  restore(name: string, entry: QuotaEntry): void;
   /** Forgets counters and markers of every name not in `names`; returns what was forgotten. */
   retain(names: readonly string[]): RetiredUsage[];
   /** Usage of every node that has a period marker. */
@@ -63,6 +72,7 @@ class LocalCounter implements UsageCounter {
 export class LocalUsageLedger implements UsageLedger {
   readonly #counters = new Map<string, LocalCounter>();
   readonly #markers = new Map<string, string>();
+  readonly #epochs = new Map<string, number>();
 
   counter(name: string): UsageCounter {
     return this.#counterOf(name);
@@ -79,6 +89,16 @@ export class LocalUsageLedger implements UsageLedger {
 
   reset(name: string): void {
     this.#counterOf(name).used = 0;
+    this.#epochs.set(name, this.epoch(name) + 1);
+  }
+
+  epoch(name: string): number {
+    return this.#epochs.get(name) ?? 0;
+  }
+
+  restore(name: string, entry: QuotaEntry): void {
+    this.#counterOf(name).used = entry.used;
+    this.setPeriodStart(name, entry.periodStart);
   }
 
   retain(names: readonly string[]): RetiredUsage[] {
@@ -91,6 +111,7 @@ export class LocalUsageLedger implements UsageLedger {
       retired.push({ name, used, periodStart: this.#markers.get(name) });
       this.#counters.delete(name);
       this.#markers.delete(name);
+      this.#epochs.delete(name);
     }
     return retired;
   }
@@ -126,9 +147,7 @@ export function seedLedger(
   for (const name of nodeNames) {
     const entry = snapshot.get(name);
     if (entry === undefined) continue;
-    ledger.reset(name);
-    ledger.counter(name).add(entry.used);
-    ledger.setPeriodStart(name, entry.periodStart);
+    ledger.restore(name, entry);
     seeded.push(name);
   }
   return seeded;

@@ -116,12 +116,14 @@ export function admit(
     }
     if (attempt === undefined) {
       if (!node.permits.tryAcquire()) {
+        node.crowded++;
         node.metrics.skip(SkipReason.saturated);
         round.firstSaturated ??= node;
         break;
       }
       attempt = new Attempt(node);
     }
+    node.wanted++;
     const wait = node.takeToken(now);
     if (wait > 0) {
       node.metrics.skip(SkipReason.rateLimit);

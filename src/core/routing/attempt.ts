@@ -159,6 +159,10 @@ function streamFinished(attempt: Attempt, end: StreamEnd): void {
 function onResponse(response: AttemptResponse, attempt: Attempt): void {
   if (response.kind === 'stream') response.stream.onFinish((end) => streamFinished(attempt, end));
   else attempt.release();
+  // Never written to a connection (refused, or given up while waiting for one): the
+  // provider saw nothing and bills nothing, so neither do we.
+  if (response.kind === 'transport_error' && !response.sent)
+    attempt.node.usage.add(-attempt.credits);
   const now = attempt.ctx!.clock.now();
   attempt.endedAt = now;
   attempt.response = response;

@@ -60,6 +60,28 @@ function samePrices(a: NodeConfig, b: NodeConfig): boolean {
   return JSON.stringify(x.websocket) === JSON.stringify(y.websocket);
 }
 
+/** What changed between two node lists (names, and fields of surviving names). */
+export function diffNodes(
+  before: readonly NodeConfig[],
+  after: readonly NodeConfig[],
+): TopologyDiff {
+  const old = new Map(before.map((config) => [config.name, config]));
+  const kept = new Set(after.map((config) => config.name));
+  const added: string[] = [];
+  const changed: string[] = [];
+  for (const config of after) {
+    const previous = old.get(config.name);
+    if (previous === undefined) {
+      added.push(config.name);
+      continue;
+    }
+    const fields = changedFields(previous, config);
+    if (fields.length > 0) changed.push(`${config.name}: ${fields.join(', ')}`);
+  }
+  const removed = before.map((config) => config.name).filter((name) => !kept.has(name));
+  return { added, removed, changed };
+}
+
 /**
  * The live node set. Owns every UpstreamNode, publishes an immutable RoutingTable (swapped by
  * reference on ranking and reload) and keeps a node's runtime state for as long as its name
@@ -104,33 +126,28 @@ export class Topology {
    */
   apply(nodes: readonly NodeConfig[]): { diff: TopologyDiff; retired: HttpTransport[] } {
     const now = this.deps.clock.now();
-    const added: string[] = [];
-    const changed: string[] = [];
+    const diff = diffNodes(
+      this.#table.all.map((node) => node.config),
+      nodes,
+    );
     const retired: HttpTransport[] = [];
     const next = nodes.map((config) => {
       const existing = this.#byName.get(config.name);
-      if (!existing) {
-        added.push(config.name);
-        return this.#create(config);
-      }
-      const fields = changedFields(existing.config, config);
-      if (fields.length > 0) changed.push(`${config.name}: ${fields.join(', ')}`);
+      if (!existing) return this.#create(config);
       const old = existing.reconfigure(config, now);
       if (old) retired.push(old);
       return existing;
     });
     const keep = new Set(nodes.map((config) => config.name));
-    const removed: string[] = [];
     for (const [name, node] of this.#byName) {
       if (keep.has(name)) continue;
-      removed.push(name);
       node.retired = true;
       retired.push(node.transport);
       this.#byName.delete(name);
       this.deps.metrics.removeNode(name);
     }
     this.#table = buildTable(next);
-    return { diff: { added, removed, changed }, retired };
+    return { diff, retired };
   }
 
   /** Closes every node's connections. */

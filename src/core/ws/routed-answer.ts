@@ -3,7 +3,6 @@
  * cascade's own gap-fill call — and their answers as bytes: routing is the same as for HTTP
  * (tiers, limits, prices, retries, classification); only the way back differs.
  */
-import type { ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import type { ForwardHeaders } from '../node/http-transport.js';
 import { UpstreamStream } from '../node/upstream-stream.js';
@@ -44,8 +43,7 @@ export function collectStream(stream: UpstreamStream, max = MAX_ANSWER_BYTES): P
       end === 'relayed' ? resolve(Buffer.concat(chunks, size)) : reject(new Error(`answer ${end}`)),
     );
     sink.on('error', () => stream.abort(new Error('answer too large')));
-    // The stream writes to anything with a ServerResponse's writable side.
-    stream.pipeTo(sink as unknown as ServerResponse);
+    stream.pipeTo(sink);
   });
 }
 

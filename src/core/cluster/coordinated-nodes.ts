@@ -1,0 +1,25 @@
+import type { NodeConfig } from '../config/types.js';
+import { rollover, type RolloverEvent } from '../quota/rollover.js';
+import type { UsageLedger } from '../quota/usage-ledger.js';
+import type { CoordinatedNode } from './redis-coordinator.js';
+
+/**
+ * The nodes to coordinate, with their limits and current billing period. Billing periods roll
+ * over here, at every sync: with replicas the usage key names the period, so every replica
+ * must switch keys at the boundary, not at its next quotas.json flush.
+ */
+export function coordinatedNodes(
+  configs: readonly NodeConfig[],
+  ledger: UsageLedger,
+  wallNow: number,
+  onRollover: (events: readonly RolloverEvent[]) => void,
+): CoordinatedNode[] {
+  const events = rollover(ledger, configs, new Date(wallNow));
+  if (events.length > 0) onRollover(events);
+  return configs.map((config) => ({
+    name: config.name,
+    rpsLimit: config.rpsLimit,
+    concurrentLimit: config.maxConcurrent,
+    period: ledger.periodStart(config.name)!,
+  }));
+}

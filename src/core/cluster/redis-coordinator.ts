@@ -1,0 +1,247 @@
+/**
+ * Makes N replicas on any number of machines behave as one proxy toward each provider. Every
+ * sync interval (≤ 100 ms) this replica sends Redis its new usage and its demand per node in
+ * one script call, and gets back the fleet's usage and every member's demand; from those it
+ * computes its share of each node's rps and concurrency limits (see shares.ts) and applies
+ * them to its own limiters. No request ever waits on Redis.
+ *
+ * Redis slow or down: the sync is skipped (its usage goes again next time), the last shares are
+ * kept for `lease_ttl_ms`, then each limit falls back to `fallback_fraction` of it (by default
+ * split by the members last seen). Usage booked meanwhile is kept and sent on reconnect.
+ */
+import type { Logger } from 'pino';
+import type { Clock, ClockTimer } from '../clock.js';
+import type { ClusterConfig } from '../config/types.js';
+import type { ClusterSample } from '../metrics.js';
+import type { SharedUsageLedger } from '../quota/shared-usage-ledger.js';
+import type { NodeSync, RedisStore, SyncResult } from './redis-store.js';
+import { ShareGate, smoothDemand, splitLimit } from './shares.js';
+
+/** One node as the coordinator sees it. */
+export interface CoordinatedNode {
+  readonly name: string;
+  /** Provider limits to split (Infinity = none). */
+  readonly rpsLimit: number;
+  readonly concurrentLimit: number;
+  /** First day of its current billing period. */
+  readonly period: string;
+}
+
+/** The replica's side: its nodes, their demand, and where shares go. */
+export interface ShareTarget {
+  nodes(): readonly CoordinatedNode[];
+  /** Demand since the last call: rate tokens wanted (a count), requests wanted in flight. */
+  takeDemand(name: string): { readonly rps: number; readonly concurrent: number };
+  /** This replica now enforces `rps` and `concurrent` of the node's limits. */
+  applyShare(name: string, rps: number, concurrent: number): void;
+}
+
+/** Syncs a joining replica waits for before it serves (its shares grow in over a few syncs). */
+const READY_AFTER_SYNCS = 4;
+
+interface Gates {
+  readonly rps: ShareGate;
+  readonly concurrent: ShareGate;
+}
+
+/** Coordinates this replica's limits and usage with the others through Redis. */
+export class RedisCoordinator {
+  readonly #gates = new Map<string, Gates>();
+  readonly #shares = new Map<string, { rps: number; concurrent: number }>();
+  #timer: ClockTimer | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+  #lastOk = -Infinity;
+  #lastDemandAt: number;
+  #members = 1;
+  #errors = 0;
+  #up = false;
+  #fallback = false;
+  /** Smoothed demand per node: what this replica tells the others it wants. */
+  readonly #wanted = new Map<string, { rps: number; concurrent: number }>();
+
+  constructor(
+    private readonly store: RedisStore,
+    private readonly cluster: ClusterConfig,
+    private readonly target: ShareTarget,
+    private readonly ledger: SharedUsageLedger,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {
+    this.#lastDemandAt = clock.now();
+  }
+
+  /**
+   * Starts syncing. Resolves once two syncs succeeded (this replica has its shares and the
+   * others have seen it), or after the lease when Redis cannot be reached (fallback shares).
+   */
+  async start(): Promise<void> {
+    const deadline = this.clock.now() + this.cluster.leaseTtlMs;
+    let synced = 0;
+    while (synced < READY_AFTER_SYNCS && this.clock.now() < deadline) {
+      if (await this.#sync()) synced++;
+      else
+        await this.clock.sleep(Math.min(this.cluster.syncIntervalMs, deadline - this.clock.now()));
+    }
+    if (synced < READY_AFTER_SYNCS) this.#fallBack();
+    this.#schedule();
+  }
+
+  /**
+   * Stops syncing after sending what was booked (a few tries: a busy Redis may time out once).
+   * What still did not go stays unsent in quotas.json, sent at the next start.
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#timer?.cancel();
+    await this.#running;
+    for (let tries = 0; tries < 3 && !(await this.#sync()); tries++) {
+      await this.clock.sleep(this.cluster.syncIntervalMs);
+    }
+    this.store.close();
+  }
+
+  /** Zeroes the fleet's usage of `names` (seen by every replica at its next sync). */
+  async reset(names: readonly string[]): Promise<void> {
+    const nodes = this.target.nodes().filter((node) => names.includes(node.name));
+    await this.store.reset(nodes.map(({ name, period }) => ({ name, period })));
+  }
+
+  sample(): ClusterSample {
+    const unflushed = new Map<string, number>();
+    for (const node of this.target.nodes())
+      unflushed.set(node.name, this.ledger.unflushed(node.name));
+    return {
+      members: this.#members,
+      redisUp: this.#up,
+      errors: this.#errors,
+      syncAgeSeconds: (this.clock.now() - this.#lastOk) / 1000,
+      shares: this.#shares,
+      unflushed,
+    };
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = this.clock.setTimer(() => {
+      this.#running = this.#sync().then(() => this.#schedule());
+    }, this.cluster.syncIntervalMs);
+  }
+
+  /** One sync; false when Redis could not be reached (nothing is lost). */
+  async #sync(): Promise<boolean> {
+    const nodes = this.target.nodes();
+    const now = this.clock.now();
+    const seconds = Math.max((now - this.#lastDemandAt) / 1000, 0.001);
+    this.#lastDemandAt = now;
+    const batch = this.ledger.takeDeltas();
+    const request: NodeSync[] = nodes.map((node) => {
+      const sample = this.target.takeDemand(node.name);
+      const before = this.#wanted.get(node.name);
+      const demand = {
+        rps: smoothDemand(before?.rps, sample.rps / seconds),
+        concurrent: smoothDemand(before?.concurrent, sample.concurrent),
+      };
+      this.#wanted.set(node.name, demand);
+      return {
+        name: node.name,
+        period: node.period,
+        delta: batch.deltas.get(node.name) ?? 0,
+        floor: this.ledger.floor(node.name),
+        epoch: this.ledger.epoch(node.name),
+        wantedRps: demand.rps,
+        wantedConcurrent: demand.concurrent,
+      };
+    });
+    let result: SyncResult;
+    try {
+      result = await this.store.sync(
+        this.cluster.replicaId,
+        this.cluster.leaseTtlMs,
+        batch.seq,
+        request,
+      );
+    } catch (err) {
+      // The batch stays as it is, to be sent again under its number.
+      this.#failed(err as Error);
+      return false;
+    }
+    this.#succeeded(nodes, result);
+    return true;
+  }
+
+  #succeeded(nodes: readonly CoordinatedNode[], result: SyncResult): void {
+    this.ledger.acknowledge();
+    this.#lastOk = this.clock.now();
+    this.#members = Math.max(1, result.members.length);
+    if (!this.#up)
+      this.logger.info(
+        { members: this.#members },
+        'cluster: Redis reachable; sharing limits and usage',
+      );
+    this.#up = true;
+    this.#fallback = false;
+    const me = this.cluster.replicaId;
+    for (const node of nodes) {
+      const state = result.nodes.get(node.name);
+      if (state === undefined) continue;
+      this.ledger.settle(node.name, { used: state.used, epoch: state.epoch });
+      const gates = this.#gatesOf(node.name);
+      const rps = gates.rps.next(splitLimit(node.rpsLimit, state.rpsDemand).get(me) ?? 0);
+      const concurrent = gates.concurrent.next(
+        splitLimit(node.concurrentLimit, state.concurrentDemand).get(me) ?? 0,
+      );
+      this.#apply(node.name, rps, concurrent);
+    }
+  }
+
+  #failed(err: Error): void {
+    this.#errors++;
+    if (this.#up) {
+      this.logger.warn(
+        { err: err.message },
+        'cluster: Redis unreachable; keeping the last shares for the lease',
+      );
+    }
+    this.#up = false;
+    if (!this.#fallback && this.clock.now() - this.#lastOk > this.cluster.leaseTtlMs)
+      this.#fallBack();
+  }
+
+  /** Redis lost past the lease: each limit × the fallback fraction. */
+  #fallBack(): void {
+    const fraction = this.cluster.fallbackFraction ?? 1 / this.#members;
+    this.logger.warn(
+      { fraction },
+      'cluster: Redis unreachable past the lease; each limit falls back to a fraction',
+    );
+    this.#fallback = true;
+    for (const node of this.target.nodes()) {
+      const rps = Number.isFinite(node.rpsLimit) ? Math.floor(node.rpsLimit * fraction) : Infinity;
+      const concurrent = Number.isFinite(node.concurrentLimit)
+        ? Math.floor(node.concurrentLimit * fraction)
+        : Infinity;
+      // The fallback is safe by itself (a fixed fraction): taken at once, and the gates start
+      // from it, so syncs that resume grow from there.
+      this.#gates.set(node.name, {
+        rps: new ShareGate(rps),
+        concurrent: new ShareGate(concurrent),
+      });
+      this.#apply(node.name, rps, concurrent);
+    }
+  }
+
+  #apply(name: string, rps: number, concurrent: number): void {
+    this.#shares.set(name, { rps, concurrent });
+    this.target.applyShare(name, rps, concurrent);
+  }
+
+  #gatesOf(name: string): Gates {
+    let gates = this.#gates.get(name);
+    if (gates === undefined) {
+      gates = { rps: new ShareGate(), concurrent: new ShareGate() };
+      this.#gates.set(name, gates);
+    }
+    return gates;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `cascade quota show|reset` against the fleet's usage in Redis, when no server of this
+ * machine holds the quotas file: read, or reset, each node's key of its current period.
+ */
+import type { Config, NodeConfig } from '../config/types.js';
+import { CascadeError } from '../errors.js';
+import { periodStart, utcDay } from '../quota/billing-period.js';
+import { RedisStore, whenConnected } from './redis-store.js';
+
+function periods(nodes: readonly NodeConfig[], today: Date) {
+  const day = utcDay(today);
+  return nodes.map((node) => ({ name: node.name, period: periodStart(day, node.resetDay) }));
+}
+
+async function withStore<T>(config: Config, use: (store: RedisStore) => Promise<T>): Promise<T> {
+  const cluster = config.cluster!;
+  let failure = '';
+  const store = await RedisStore.connect(cluster, (err) => (failure = err.message));
+  try {
+    if (!(await whenConnected(store, Math.max(cluster.redisTimeoutMs, 2000)))) {
+      throw new CascadeError(
+        'REDIS_UNREACHABLE',
+        `cannot reach Redis at ${cluster.redactedRedisUrl}${failure ? `: ${failure}` : ''}`,
+        'the fleet’s usage lives there: start Redis, or check cluster.redis_url',
+      );
+    }
+    return await use(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** The fleet's usage of every node in its current period, by name. */
+export function readSharedUsage(
+  config: Config,
+  today: Date,
+): Promise<Map<string, { used: number; periodStart: string }>> {
+  return withStore(config, async (store) => {
+    const nodes = periods(config.nodes, today);
+    const used = await store.read(nodes);
+    return new Map(
+      nodes.map((node, i) => [node.name, { used: used[i]!, periodStart: node.period }]),
+    );
+  });
+}
+
+/** Zeroes the fleet's usage of `names` (every replica sees it at its next sync). */
+export function resetSharedUsage(
+  config: Config,
+  names: readonly string[],
+  today: Date,
+): Promise<void> {
+  return withStore(config, (store) =>
+    store.reset(
+      periods(
+        config.nodes.filter((node) => names.includes(node.name)),
+        today,
+      ),
+    ),
+  );
+}

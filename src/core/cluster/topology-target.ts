@@ -1,0 +1,27 @@
+import type { Clock } from '../clock.js';
+import type { RolloverEvent } from '../quota/rollover.js';
+import type { UsageLedger } from '../quota/usage-ledger.js';
+import type { Topology } from '../routing/topology.js';
+import { coordinatedNodes } from './coordinated-nodes.js';
+import type { ShareTarget } from './redis-coordinator.js';
+
+/** This process's nodes as the Redis coordinator sees them (one process serving). */
+export function topologyTarget(
+  topology: Topology,
+  ledger: UsageLedger,
+  clock: Clock,
+  onRollover: (events: readonly RolloverEvent[]) => void,
+): ShareTarget {
+  return {
+    nodes: () =>
+      coordinatedNodes(
+        topology.table.all.map((node) => node.config),
+        ledger,
+        clock.wallNow(),
+        onRollover,
+      ),
+    takeDemand: (name) => topology.node(name)?.takeDemand() ?? { rps: 0, concurrent: 0 },
+    applyShare: (name, rps, concurrent) =>
+      topology.node(name)?.setShare(rps, concurrent, clock.now()),
+  };
+}

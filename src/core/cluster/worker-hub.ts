@@ -1,0 +1,173 @@
+/**
+ * The primary's view of its workers (`cascade serve --workers N`). Every ≤ 50 ms each worker
+ * reports what it booked and what it wanted since its last report; the hub adds the usage to
+ * the primary's ledger (the one quotas.json is written from), and answers with the fleet's
+ * usage and that worker's share of each node's limits — the replica's limits (the configured
+ * ones, or this replica's share of the fleet's when replicas share through Redis) split
+ * between the live workers by demand. Penalties a worker learns are passed on to the others.
+ */
+import type { UsageLedger } from '../quota/usage-ledger.js';
+import type { CoordinatedNode, ShareTarget } from './redis-coordinator.js';
+import { ShareGate, smoothDemand, splitLimit } from './shares.js';
+
+/** A worker's report (worker → primary). */
+export interface WorkerSync {
+  readonly t: 'sync';
+  /** Credits booked since the last report, per node. */
+  readonly deltas: Readonly<Record<string, number>>;
+  /** Demand since the last report per node: [rate tokens wanted (a count), most wanted in flight]. */
+  readonly demand: Readonly<Record<string, readonly [number, number]>>;
+  /** Penalties it applied since the last report: [node, seconds], seconds 0 = recovered. */
+  readonly penalties: ReadonlyArray<readonly [string, number]>;
+}
+
+/** The primary's answer (primary → worker). */
+export interface PrimaryState {
+  readonly t: 'state';
+  /** The fleet's usage per node: [credits, epoch]. */
+  readonly totals: Readonly<Record<string, readonly [number, number]>>;
+  /** This worker's share per node: [rps, concurrent] (null = no limit). */
+  readonly shares: Readonly<Record<string, readonly [number | null, number | null]>>;
+  /** Penalties other workers learned: [node, seconds] (0 = recovered). */
+  readonly penalties: ReadonlyArray<readonly [string, number]>;
+}
+
+interface WorkerState {
+  /** Latest reported most-wanted-in-flight per node (the Redis coordinator sums them). */
+  readonly concurrent: Map<string, number>;
+  /** Smoothed demand per node: the weights of the split. */
+  readonly smoothed: Map<string, { rps: number; concurrent: number }>;
+  readonly gates: Map<string, { rps: ShareGate; concurrent: ShareGate }>;
+  /** Penalties learned by other workers, not yet told to this one. */
+  inbox: Array<readonly [string, number]>;
+}
+
+const finite = (value: number): number | null => (Number.isFinite(value) ? value : null);
+
+/** The primary's bookkeeping of its workers. */
+export class WorkerHub implements ShareTarget {
+  readonly #workers = new Map<number, WorkerState>();
+  /** This replica's share of each node's limits (set by the Redis coordinator). */
+  readonly #replicaShares = new Map<string, { rps: number; concurrent: number }>();
+  /** Rate tokens the workers wanted since the coordinator last asked, per node. */
+  readonly #wanted = new Map<string, number>();
+
+  constructor(
+    private readonly ledger: UsageLedger,
+    private readonly nodeList: () => readonly CoordinatedNode[],
+  ) {}
+
+  /** A worker joined: it starts with no share and grows into one over a few splits. */
+  add(id: number): void {
+    this.#workers.set(id, {
+      concurrent: new Map(),
+      smoothed: new Map(),
+      gates: new Map(),
+      inbox: [],
+    });
+  }
+
+  /** A worker is gone (exited or crashed): its share returns to the others. */
+  remove(id: number): void {
+    this.#workers.delete(id);
+  }
+
+  get size(): number {
+    return this.#workers.size;
+  }
+
+  /** Takes worker `id`'s report and returns its answer. */
+  sync(id: number, report: WorkerSync): PrimaryState {
+    const worker = this.#workers.get(id);
+    if (worker === undefined) return { t: 'state', totals: {}, shares: {}, penalties: [] };
+    for (const [name, credits] of Object.entries(report.deltas)) {
+      if (credits !== 0) this.ledger.counter(name).add(credits);
+    }
+    for (const [name, [rps, concurrent]] of Object.entries(report.demand)) {
+      this.#wanted.set(name, (this.#wanted.get(name) ?? 0) + rps);
+      worker.concurrent.set(name, concurrent);
+      const before = worker.smoothed.get(name);
+      worker.smoothed.set(name, {
+        rps: smoothDemand(before?.rps, rps),
+        concurrent: smoothDemand(before?.concurrent, concurrent),
+      });
+    }
+    for (const [otherId, other] of this.#workers) {
+      if (otherId !== id) other.inbox.push(...report.penalties);
+    }
+    const penalties = worker.inbox;
+    worker.inbox = [];
+    return { t: 'state', totals: this.#totals(), shares: this.#sharesOf(worker), penalties };
+  }
+
+  /**
+   * Splits every node's limits between the workers, all at once from one view of their demand
+   * (the primary calls this once per sync interval). Each worker's gate keeps its share under
+   * its last few splits, so the shares in force stay within one common split however late
+   * each answer reaches its worker.
+   */
+  tick(): void {
+    const workers = [...this.#workers];
+    for (const node of this.nodeList()) {
+      const limits = this.#replicaShares.get(node.name) ?? {
+        rps: node.rpsLimit,
+        concurrent: node.concurrentLimit,
+      };
+      const weights = (pick: 'rps' | 'concurrent') =>
+        workers.map(([id, w]) => ({
+          member: String(id),
+          wanted: w.smoothed.get(node.name)?.[pick] ?? 0,
+        }));
+      const rps = splitLimit(limits.rps, weights('rps'));
+      const concurrent = splitLimit(limits.concurrent, weights('concurrent'));
+      for (const [id, worker] of workers) {
+        const gates = this.#gatesOf(worker, node.name);
+        gates.rps.next(rps.get(String(id)) ?? 0);
+        gates.concurrent.next(concurrent.get(String(id)) ?? 0);
+      }
+    }
+  }
+
+  #totals(): Record<string, readonly [number, number]> {
+    const totals: Record<string, readonly [number, number]> = {};
+    for (const node of this.nodeList()) {
+      totals[node.name] = [this.ledger.counter(node.name).used, this.ledger.epoch(node.name)];
+    }
+    return totals;
+  }
+
+  #sharesOf(worker: WorkerState): Record<string, readonly [number | null, number | null]> {
+    const shares: Record<string, readonly [number | null, number | null]> = {};
+    for (const node of this.nodeList()) {
+      const gates = this.#gatesOf(worker, node.name);
+      shares[node.name] = [finite(gates.rps.applied), finite(gates.concurrent.applied)];
+    }
+    return shares;
+  }
+
+  #gatesOf(worker: WorkerState, name: string): { rps: ShareGate; concurrent: ShareGate } {
+    let gates = worker.gates.get(name);
+    if (gates === undefined) {
+      gates = { rps: new ShareGate(), concurrent: new ShareGate() };
+      worker.gates.set(name, gates);
+    }
+    return gates;
+  }
+
+  // ShareTarget: the Redis coordinator sees the workers as one replica.
+  nodes(): readonly CoordinatedNode[] {
+    return this.nodeList();
+  }
+
+  takeDemand(name: string): { rps: number; concurrent: number } {
+    const rps = this.#wanted.get(name) ?? 0;
+    this.#wanted.delete(name);
+    let concurrent = 0;
+    for (const worker of this.#workers.values()) concurrent += worker.concurrent.get(name) ?? 0;
+    return { rps, concurrent };
+  }
+
+  applyShare(name: string, rps: number, concurrent: number): void {
+    this.#replicaShares.set(name, { rps, concurrent });
+  }
+}

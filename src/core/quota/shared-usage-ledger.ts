@@ -1,0 +1,178 @@
+/**
+ * Usage shared with other processes (workers of one machine, replicas of a fleet) through a
+ * store this process syncs with (the primary process, or Redis). A counter's `used` is what the
+ * whole fleet booked as far as this process knows — the store's last acknowledged total, plus
+ * what this process booked since — so the spillover threshold is judged on fleet usage, and
+ * the request path still reads one number and books with one add, never waiting on the store.
+ *
+ * The acknowledged total is a floor: a store that lost data (Redis restarted empty) can never
+ * make usage go backwards here, except across an epoch — a reset (billing period, or an
+ * operator's `quota reset`) that the store announces by a new epoch number.
+ */
+import { isCalendarDay } from './billing-period.js';
+import type {
+  QuotaEntry,
+  QuotaSnapshot,
+  RetiredUsage,
+  UsageCounter,
+  UsageLedger,
+} from './usage-ledger.js';
+
+class SharedCounter implements UsageCounter {
+  /** The store's last acknowledged fleet total (it includes what this process sent). */
+  base = 0;
+  /** Booked here, not sent yet. */
+  pending = 0;
+  /** Sent, not acknowledged yet. */
+  sending = 0;
+  epoch = 0;
+
+  constructor(readonly name: string) {}
+
+  get used(): number {
+    return this.base + this.pending + this.sending;
+  }
+
+  add(credits: number): void {
+    this.pending += credits;
+  }
+}
+
+/** One node's fleet total as the store acknowledged it. */
+export interface SharedTotal {
+  readonly used: number;
+  /** Resets seen by the store; a new epoch makes a lower total legitimate. */
+  readonly epoch: number;
+}
+
+/** A ledger whose counters track the fleet's usage through periodic syncs. */
+export class SharedUsageLedger implements UsageLedger {
+  readonly #counters = new Map<string, SharedCounter>();
+  readonly #markers = new Map<string, string>();
+  /** The batch being sent (kept as it is until acknowledged), and its number. */
+  #batch: Map<string, number> | undefined = undefined;
+  /** Batch numbers start from the wall clock, above any earlier run's under the same name. */
+  #seq = Date.now() * 1000;
+
+  counter(name: string): UsageCounter {
+    return this.#counterOf(name);
+  }
+
+  periodStart(name: string): string | undefined {
+    return this.#markers.get(name);
+  }
+
+  setPeriodStart(name: string, day: string): void {
+    if (!isCalendarDay(day)) throw new RangeError(`not a calendar day 'YYYY-MM-DD': "${day}"`);
+    this.#markers.set(name, day);
+  }
+
+  /** A local reset (billing period, operator): starts a new epoch; unsent usage is dropped. */
+  reset(name: string): void {
+    const counter = this.#counterOf(name);
+    counter.base = counter.pending = counter.sending = 0;
+    counter.epoch++;
+  }
+
+  epoch(name: string): number {
+    return this.#counters.get(name)?.epoch ?? 0;
+  }
+
+  restore(name: string, entry: QuotaEntry): void {
+    const counter = this.#counterOf(name);
+    const unsent = entry.unsent ?? 0;
+    counter.base = entry.used - unsent;
+    counter.pending = unsent;
+    counter.sending = 0;
+    this.setPeriodStart(name, entry.periodStart);
+  }
+
+  retain(names: readonly string[]): RetiredUsage[] {
+    const keep = new Set(names);
+    const retired: RetiredUsage[] = [];
+    for (const name of new Set([...this.#counters.keys(), ...this.#markers.keys()])) {
+      if (keep.has(name)) continue;
+      retired.push({
+        name,
+        used: this.#counters.get(name)?.used ?? 0,
+        periodStart: this.#markers.get(name),
+      });
+      this.#counters.delete(name);
+      this.#markers.delete(name);
+    }
+    return retired;
+  }
+
+  snapshot(): QuotaSnapshot {
+    const entries = new Map<string, QuotaEntry>();
+    for (const [name, periodStart] of this.#markers) {
+      const counter = this.#counters.get(name);
+      const unsent = counter === undefined ? 0 : counter.pending + counter.sending;
+      const used = counter?.used ?? 0;
+      entries.set(name, unsent > 0 ? { used, periodStart, unsent } : { used, periodStart });
+    }
+    return entries;
+  }
+
+  /**
+   * The batch of credits to send, numbered. A batch the store has not acknowledged is sent
+   * again exactly as it was, under the same number — a reply that timed out may hide a batch
+   * the store did apply, and the number lets it apply each batch once. Otherwise what was
+   * booked since the last batch becomes the next one (number 0: nothing to send).
+   */
+  takeDeltas(): { readonly seq: number; readonly deltas: ReadonlyMap<string, number> } {
+    if (this.#batch === undefined) {
+      const deltas = new Map<string, number>();
+      for (const counter of this.#counters.values()) {
+        if (counter.pending === 0) continue;
+        deltas.set(counter.name, counter.pending);
+        counter.sending += counter.pending;
+        counter.pending = 0;
+      }
+      if (deltas.size === 0) return { seq: 0, deltas };
+      this.#batch = deltas;
+      this.#seq++;
+    }
+    return { seq: this.#seq, deltas: this.#batch };
+  }
+
+  /** The store applied the outstanding batch (after `settle` for each node). */
+  acknowledge(): void {
+    this.#batch = undefined;
+  }
+
+  /** The highest fleet total acknowledged for `name` (sent to the store to heal lost data). */
+  floor(name: string): number {
+    return this.#counters.get(name)?.base ?? 0;
+  }
+
+  /**
+   * The store acknowledged what was sent: `total` is the fleet's usage including it. Within an
+   * epoch usage never goes backwards; a new epoch (a reset elsewhere) is taken as it comes.
+   */
+  settle(name: string, total: SharedTotal): void {
+    const counter = this.#counterOf(name);
+    if (total.epoch !== counter.epoch) {
+      counter.epoch = total.epoch;
+      counter.base = total.used;
+    } else {
+      counter.base = Math.max(counter.base + counter.sending, total.used);
+    }
+    counter.sending = 0;
+  }
+
+  /** Credits booked here the store has not acknowledged, per node (for metrics). */
+  unflushed(name: string): number {
+    const counter = this.#counters.get(name);
+    return counter === undefined ? 0 : counter.pending + counter.sending;
+  }
+
+  #counterOf(name: string): SharedCounter {
+    let counter = this.#counters.get(name);
+    if (counter === undefined) {
+      counter = new SharedCounter(name);
+      this.#counters.set(name, counter);
+    }
+    return counter;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * One worker of `cascade serve --workers N` (node:cluster; the workers share the listening
+ * port). It serves requests like a single cascade, but the primary owns quotas.json, the lock
+ * and the admin listener: every ≤ 50 ms the worker reports what it booked and wanted and gets
+ * back the fleet's usage and its share of every limit. /health and /metrics answer for the
+ * whole proxy (asked of the primary). The worker ignores SIGINT/SIGTERM: the primary tells it
+ * when to drain, and it leaves if the primary goes away.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import { MONOTONIC_CLOCK } from './clock.js';
+import type { Config, LoadResult } from './config/types.js';
+import type { WorkerSync, PrimaryState } from './cluster/worker-hub.js';
+import type { HealthReport } from './http/health.js';
+import { ProxyServer } from './http/server.js';
+import { createPromMetrics } from './prom-metrics.js';
+import type { MethodRegistry } from './protocol/method-registry.js';
+import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
+import { startWs } from './service-parts.js';
+
+/** How often a worker reports to the primary (the issue's bound is 50 ms). */
+export const WORKER_SYNC_MS = 50;
+/** Answers a new worker waits for before it listens (its share grows in over a few splits). */
+const READY_AFTER_STATES = 5;
+
+/** Messages a worker receives from the primary, besides sync answers. */
+export type PrimaryCommand =
+  | PrimaryState
+  | { readonly t: 'reload' }
+  | { readonly t: 'shutdown' }
+  | { readonly t: 'answer'; readonly id: number; readonly value: unknown };
+
+/** Messages a worker sends, besides its sync reports. */
+export type WorkerMessage =
+  | (WorkerSync & { readonly health: Record<string, readonly [number, number]> })
+  | { readonly t: 'ask'; readonly id: number; readonly what: 'health' | 'metrics' }
+  | { readonly t: 'bye' };
+
+/** How to start a worker. */
+export interface WorkerOptions {
+  readonly config: Config;
+  readonly registry: MethodRegistry;
+  readonly logger: Logger;
+  readonly version: string;
+  readonly reloadSource?: () => LoadResult;
+  readonly host?: string | undefined;
+  readonly port?: number | undefined;
+  readonly accessLog?: boolean | undefined;
+  readonly clock?: Clock;
+}
+
+function send(message: WorkerMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.send === undefined || !process.connected) return resolve();
+    process.send(message, undefined, undefined, () => resolve());
+  });
+}
+
+/** Runs this process as a worker until the primary says to stop; resolves when it has. */
+export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
+  const clock = options.clock ?? MONOTONIC_CLOCK;
+  const ledger = new SharedUsageLedger();
+  const penalties: Array<readonly [string, number]> = [];
+  const asks = new Map<number, (value: unknown) => void>();
+  let nextAsk = 0;
+  const ask = <T>(what: 'health' | 'metrics'): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const id = nextAsk++;
+      const timer = setTimeout(() => {
+        asks.delete(id);
+        reject(new Error(`the primary did not answer ${what}`));
+      }, 2000);
+      asks.set(id, (value) => {
+        clearTimeout(timer);
+        resolve(value as T);
+      });
+      void send({ t: 'ask', id, what });
+    });
+  const server = ProxyServer.create({
+    config: options.config,
+    registry: options.registry,
+    logger: options.logger,
+    usage: ledger,
+    version: options.version,
+    metrics: options.config.server.enableMetrics
+      ? createPromMetrics({ version: options.version, clusterWorker: true })
+      : undefined,
+    clock,
+    host: options.host,
+    port: options.port,
+    accessLog: options.accessLog,
+    onNodeHealth: (node, seconds) => penalties.push([node, seconds]),
+    fleetView: { health: () => ask<HealthReport>('health'), metrics: () => ask<string>('metrics') },
+  });
+
+  const report = (): Promise<void> => {
+    const demand: Record<string, readonly [number, number]> = {};
+    const health: Record<string, readonly [number, number]> = {};
+    const now = clock.now();
+    for (const node of server.topology.table.all) {
+      const wanted = node.takeDemand();
+      demand[node.name] = [wanted.rps, wanted.concurrent];
+      const down = node.penalty.isActive(now) ? node.penalty.until - now : 0;
+      health[node.name] = [down, node.ema.isMeasured ? node.ema.micros : -1];
+    }
+    // IPC to the primary does not lose messages: each batch counts as delivered once sent.
+    const deltas = Object.fromEntries(ledger.takeDeltas().deltas);
+    ledger.acknowledge();
+    return send({ t: 'sync', deltas, demand, penalties: penalties.splice(0), health });
+  };
+
+  let states = 0;
+  let ready: () => void = () => undefined;
+  const shared = new Promise<void>((resolve) => (ready = resolve));
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+
+  const apply = (state: PrimaryState): void => {
+    const now = clock.now();
+    for (const [name, [used, epoch]] of Object.entries(state.totals)) {
+      ledger.settle(name, { used, epoch });
+    }
+    for (const [name, [rps, concurrent]] of Object.entries(state.shares)) {
+      server.topology.node(name)?.setShare(rps ?? Infinity, concurrent ?? Infinity, now);
+    }
+    for (const [name, seconds] of state.penalties) {
+      const node = server.topology.node(name);
+      if (node === undefined) continue;
+      if (seconds === 0) node.penalty.clear();
+      else node.penalty.penalize(now, seconds);
+    }
+    // A few answers: this worker has its shares, and the others have made room for them.
+    if (++states === READY_AFTER_STATES) ready();
+  };
+
+  process.on('message', (message: PrimaryCommand) => {
+    if (message.t === 'state') apply(message);
+    else if (message.t === 'answer') asks.get(message.id)?.(message.value);
+    else if (message.t === 'reload') reload(server, options);
+    else if (message.t === 'shutdown') stop();
+  });
+  // The primary drains the workers; a signal to the whole process group must not cut one short.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(signal, () => undefined);
+  process.on('disconnect', () => stop());
+
+  const timer = setInterval(() => void report(), WORKER_SYNC_MS);
+  void report();
+  await shared;
+  await server.listen();
+  // Each worker takes upgrades on the shared port (and ws_port): node:cluster hands a new
+  // connection, WebSocket or not, to one worker, whose sockets and subscriptions stay there.
+  const ws = await startWs(server, options);
+  await stopped;
+  await ws.close();
+  await server.close();
+  clearInterval(timer);
+  await report(); // what the last requests booked
+  await send({ t: 'bye' });
+  // The IPC channel keeps a worker alive: closing it lets the process end.
+  if (process.connected) process.disconnect();
+}
+
+function reload(server: ProxyServer, options: WorkerOptions): void {
+  const result = options.reloadSource?.();
+  if (result?.config === undefined) return; // the primary checked and logged it
+  server.reload(result.config);
+}

@@ -1,0 +1,139 @@
+/**
+ * `cascade serve --workers 2`: two processes behind one port that behave as one proxy toward
+ * the provider — one rate limit, one usage, one /health — and survive a worker crashing.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from '../helpers/run-cli.js';
+import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
+import { startCli, type CliProcess } from '../support/cli-process.js';
+import { freePort } from '../support/free-port.js';
+import { recordingUpstream, stopRecordingUpstreams } from '../support/recording-upstream.js';
+
+let temp: TempDir;
+let proxy: CliProcess | undefined;
+beforeAll(() => assertBuilt());
+afterEach(async () => {
+  if (proxy && proxy.child.exitCode === null) await proxy.stop('SIGKILL');
+  proxy = undefined;
+  stopRecordingUpstreams();
+  temp?.cleanup();
+});
+
+async function startWorkers(
+  upstream: string,
+  node: string,
+): Promise<{ url: string; quotas: string; admin: number }> {
+  temp = makeTempDir('cascade-workers-');
+  const port = await freePort();
+  const admin = await freePort();
+  writeFileSync(temp.path('prices.toml'), '[routing]\n[limits]\nunknown_method_cost = 1\n');
+  writeFileSync(
+    temp.path('config.toml'),
+    `[server]\nhost = "127.0.0.1"\nport = ${port}\nenable_metrics = true\nadmin_port = ${admin}\n\n` +
+      `[[nodes]]\nname = "n"\nurl = "${upstream}"\ntier = 0\nmonthly_limit = 0\n` +
+      `provider_pricing_path = "prices.toml"\n${node}\n`,
+  );
+  proxy = startCli(['serve', '--config', 'config.toml', '--workers', '2'], { cwd: temp.dir });
+  await proxy.waitFor(/workers share the port/);
+  const url = `http://127.0.0.1:${port}`;
+  // Serving once both workers are listening.
+  await expect
+    .poll(async () => (await fetch(`${url}/health`).catch(() => undefined))?.status, {
+      timeout: 10_000,
+    })
+    .toBe(200);
+  return { url, quotas: temp.path('quotas.json'), admin };
+}
+
+function post(url: string, id: number): Promise<number> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: `{"jsonrpc":"2.0","id":${id},"method":"getSlot"}`,
+  }).then(
+    async (response) => {
+      await response.text();
+      return response.status;
+    },
+    () => 0,
+  );
+}
+
+/** The most arrivals in any window of `ms`. */
+function busiestWindow(arrivals: readonly number[], ms: number): number {
+  const sorted = [...arrivals].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= ms) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+function workerPids(primary: number): number[] {
+  return readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+}
+
+describe('cascade serve --workers 2', { timeout: 60_000 }, () => {
+  it('keeps a 200 rps node at its limit (+ one burst) in every second, and books exactly what it sent', async () => {
+    const upstream = await recordingUpstream();
+    const { url, quotas } = await startWorkers(upstream.url, 'rps_limit = 200');
+    // 1,000 requests/s for 5 s, sent at a fixed rate whatever the answers do.
+    const sent: Array<Promise<number>> = [];
+    for (let tick = 0; tick < 50; tick++) {
+      for (let k = 0; k < 100; k++) sent.push(post(url, tick * 100 + k));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const statuses = await Promise.all(sent);
+    const { arrivals } = await upstream.report();
+    // (Requests over the limit wait for a token, then time out: a slow machine serves fewer,
+    // never more.)
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    expect(busiestWindow(arrivals, 1000)).toBeLessThanOrEqual(200 + 200);
+    // Across the whole run: the rate plus one burst at most.
+    const span = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
+    expect(arrivals.length).toBeLessThanOrEqual(200 * Math.ceil(span) + 200);
+    expect(await proxy!.stop('SIGTERM')).toBe(0);
+    // Every credit booked is a request the node received, and the other way round.
+    const usage = JSON.parse(readFileSync(quotas, 'utf8')) as Record<string, { used: number }>;
+    expect(usage.n!.used).toBe(arrivals.length);
+  });
+
+  it('answers /health and /metrics for the whole proxy', async () => {
+    const upstream = await recordingUpstream();
+    const { url } = await startWorkers(upstream.url, '');
+    for (let i = 0; i < 20; i++) expect(await post(url, i)).toBe(200);
+    const health = (await (await fetch(`${url}/health`)).json()) as {
+      nodes: Array<{ status: string }>;
+    };
+    expect(health.nodes[0]!.status).toBe('up');
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    // Counted by both workers, added up: every request once.
+    expect(metrics).toMatch(/^rpc_requests_total\{outcome="forwarded"\} 20$/m);
+    expect(metrics).toMatch(/^cascade_cluster_members 1$/m);
+  });
+
+  it('replaces a worker that crashed; its permits come back', async () => {
+    const upstream = await recordingUpstream(150);
+    const { url } = await startWorkers(upstream.url, 'max_concurrent = 4');
+    const [victim] = workerPids(proxy!.child.pid!);
+    process.kill(victim!, 'SIGKILL');
+    await proxy!.waitFor(/worker exited; restarting it/);
+    await expect.poll(() => workerPids(proxy!.child.pid!).length, { timeout: 10_000 }).toBe(2);
+    await expect
+      .poll(
+        async () => {
+          const statuses = await Promise.all([1, 2, 3, 4].map((id) => post(url, id)));
+          return statuses.every((s) => s === 200);
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+    expect((await upstream.report()).peak).toBeLessThanOrEqual(4);
+    expect(await proxy!.stop('SIGTERM')).toBe(0);
+  });
+});

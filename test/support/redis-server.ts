@@ -1,0 +1,90 @@
+/**
+ * A real redis-server (Debian's package, installed by .ci/run) started by a test: on a free
+ * loopback port, without persistence, stopped by PID. Tests that need it call `redisOrSkip`
+ * and skip, saying why, when the binary is missing.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { freePort } from './free-port.js';
+
+/** Why Redis tests cannot run here, or undefined when they can. */
+export function redisUnavailable(): string | undefined {
+  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    return 'redis-server is not installed (apt-get install redis-server; .ci/run does it)';
+  }
+  return undefined;
+}
+
+/** A running redis-server. */
+export interface RedisServer {
+  readonly port: number;
+  readonly url: string;
+  /** Kills it (SIGKILL: its data is gone) and starts a fresh one on the same port. */
+  restart(): Promise<void>;
+  /** Kills it; `start` brings it back empty. */
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Runs a redis-cli command against it; stdout. */
+  cli(...args: string[]): string;
+}
+
+async function launch(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) {
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        resolve();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.resume();
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
+  });
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Starts redis-server on a free port. */
+export async function startRedis(): Promise<RedisServer> {
+  const port = await freePort();
+  let child: ChildProcess | undefined = await launch(port);
+  const server: RedisServer = {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async kill() {
+      if (!child) return;
+      const dying = child;
+      child = undefined;
+      dying.kill('SIGKILL');
+      await exited(dying);
+    },
+    async start() {
+      if (!child) child = await launch(port);
+    },
+    async restart() {
+      await server.kill();
+      await server.start();
+    },
+    async stop() {
+      await server.kill();
+    },
+    cli(...args) {
+      const run = spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
+      return run.stdout.trim();
+    },
+  };
+  return server;
+}

@@ -1,0 +1,84 @@
+/**
+ * Replicas of one proxy started in this process (each a full `startCascade` with its own
+ * quotas file), sharing limits and usage through a real Redis.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import type { Clock } from '../../src/core/clock.js';
+import type { ClusterConfig, Config, NodeConfig } from '../../src/core/config/types.js';
+import { createPromMetrics } from '../../src/core/prom-metrics.js';
+import { startCascade, type Cascade } from '../../src/core/service.js';
+import { serverConfig } from './proxy-harness.js';
+import { TEST_REGISTRY } from './node-config.js';
+
+/** A replica and what it logged. */
+export interface Replica {
+  readonly cascade: Cascade;
+  readonly url: string;
+  readonly logs: string[];
+  /** Credits this replica believes the fleet booked on `node`. */
+  used(node: string): number;
+  metrics(): Promise<string>;
+}
+
+/** Options of one replica. */
+export interface ReplicaOptions {
+  readonly id: string;
+  readonly redisUrl: string;
+  readonly nodes: readonly NodeConfig[];
+  readonly prefix: string;
+  readonly quotasPath?: string;
+  readonly clock?: Clock;
+  readonly cluster?: Partial<ClusterConfig>;
+}
+
+/** Starts one replica on a free port. */
+export async function startReplica(options: ReplicaOptions): Promise<Replica> {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const cluster: ClusterConfig = {
+    workers: 1,
+    redisUrl: options.redisUrl,
+    redactedRedisUrl: options.redisUrl,
+    keyPrefix: options.prefix,
+    replicaId: options.id,
+    syncIntervalMs: 50,
+    redisTimeoutMs: 250,
+    leaseTtlMs: 1000,
+    fallbackFraction: undefined,
+    ...options.cluster,
+  };
+  const config: Config = {
+    path: '/test/config.toml',
+    server: serverConfig({ enableMetrics: true }),
+    nodes: options.nodes,
+    cluster,
+  };
+  const quotasPath =
+    options.quotasPath ?? join(mkdtempSync(join(tmpdir(), 'cascade-replica-')), 'quotas.json');
+  const cascade = await startCascade({
+    config,
+    registry: TEST_REGISTRY,
+    logger: pino({ level: 'info' }, sink),
+    version: '0.0.0-test',
+    quotasPath,
+    metrics: createPromMetrics({ version: '0.0.0-test' }),
+    clock: options.clock,
+  });
+  const url = `http://127.0.0.1:${cascade.server.port}`;
+  return {
+    cascade,
+    url,
+    logs,
+    used: (node) => cascade.server.topology.node(node)!.usage.used,
+    metrics: async () => (await fetch(`${url}/metrics`)).text(),
+  };
+}
