@@ -120,3 +120,18 @@ describe('subscriptions', () => {
     expect(harness.mocks.b!.ws.stats().subscriptions).toBe(1);
   });
 });
+
+describe('provider credentials on the upstream socket', () => {
+  it('sends the node headers and the URL user:password (Basic, percent-decoded) on the upgrade', async () => {
+    harness = await startWsHarness([
+      { name: 'a', userinfo: 'user:p%40ss%20w%C3%B6rd', headers: { 'x-api-key': 'k-123' } },
+    ]);
+    const client = await open();
+    await client.call('slotSubscribe');
+    const [upgrade] = harness.mocks.a!.ws.upgradeHeaders();
+    const basic = Buffer.from('user:p@ss wörd', 'utf8').toString('base64');
+    expect(upgrade).toMatchObject({ authorization: `Basic ${basic}`, 'x-api-key': 'k-123' });
+    // The HTTP side carries the same credentials (the same node, the same style).
+    expect(await client.call('getHealth')).toMatchObject({ result: 'ok' });
+  });
+});

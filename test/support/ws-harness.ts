@@ -21,6 +21,8 @@ export interface WsTestNode extends Partial<Omit<NodeConfig, 'pricing' | 'url' |
   /** `[websocket]` prices; null = the node's list has no [websocket] table. Default: all 0. */
   readonly ws?: Partial<WsPrices> | null;
   readonly mock?: Omit<MockNodeOptions, 'name' | 'chain'>;
+  /** `user:password` written into the node URL (HTTP Basic auth, as some providers take it). */
+  readonly userinfo?: string;
 }
 
 /** cascade (in-process, as `cascade serve` runs it) in front of mock nodes on a manual chain. */
@@ -37,11 +39,14 @@ export interface WsHarness {
   close(): Promise<void>;
 }
 
-/** Fast keep-alive and failover for tests: a stall is noticed within ~100 ms. */
+/**
+ * Fast keep-alive and failover for tests: a stall is noticed on the third 50 ms tick. The
+ * call and connect deadlines are generous: a loaded machine must not fail a healthy node.
+ */
 export const TEST_WS_TUNING: Partial<WsTuning> = {
   pingIntervalMs: 50,
-  requestTimeoutMs: 2000,
-  connectTimeoutMs: 2000,
+  requestTimeoutMs: 10_000,
+  connectTimeoutMs: 10_000,
   idleCloseMs: 50,
   failoverBudgetMs: 3000,
   tickMs: 20,
@@ -58,13 +63,14 @@ export async function startWsHarness(
   );
   const mocks = Object.fromEntries(mockList.map((mock) => [mock.name, mock]));
   const configs = nodes.map((node) => {
-    const { prices, ws, mock: _mock, ...rest } = node;
+    const { prices, ws, mock: _mock, userinfo, ...rest } = node;
     const base = priceList(prices ?? {}, 1);
     const websocket: WsPrices | undefined =
       ws === null
         ? undefined
         : { connection: 0, subscribe: 0, unsubscribe: 0, notification: 0, tenthMb: 0, ...ws };
-    const url = mocks[node.name]!.url;
+    const plain = mocks[node.name]!.url;
+    const url = userinfo === undefined ? plain : plain.replace('://', `://${userinfo}@`);
     const monthlyLimit = rest.monthlyLimit;
     const spilloverThreshold =
       monthlyLimit === undefined ? Infinity : Math.floor((monthlyLimit * 95) / 100);

@@ -44,11 +44,11 @@ export interface WsTuning extends UpstreamTiming {
   readonly tickMs: number;
 }
 
-/** Production timings: a stall is noticed within 10–20 s, like a provider's idle timer. */
+/** Production timings: a stall is noticed within 10–15 s (two unanswered 5 s pings). */
 export const DEFAULT_WS_TUNING: WsTuning = {
   connectTimeoutMs: 5000,
   requestTimeoutMs: 10_000,
-  pingIntervalMs: 10_000,
+  pingIntervalMs: 5000,
   idleCloseMs: 30_000,
   failoverBudgetMs: 10_000,
   tickMs: 1000,

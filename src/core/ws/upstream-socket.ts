@@ -3,12 +3,16 @@
  * notifications handed on by upstream subscription id, and a keep-alive that is also the
  * stall detector — a WebSocket ping every interval (plus the JSON `ping` Solana clients send,
  * for nodes and balancers that close sockets idle at the JSON level), and a socket that let
- * two intervals pass without a byte or a pong is declared stalled and cut.
+ * two pings in a row go unanswered — not a byte or a pong back by the following tick — is
+ * declared stalled and cut. Ticks are counted rather than times compared: a busy or paused
+ * event loop runs a late timer before it reads the pong waiting on the socket, and a
+ * wall-clock test would cut healthy sockets exactly when the machine is loaded.
  */
 import WebSocket from 'ws';
 import type { Clock, ClockTimer } from '../clock.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { memberValueSpan, trimmedSpan } from '../protocol/json-spans.js';
+import { wsUpgradeHeaders } from './ws-url.js';
 
 /** Why a socket is gone: its node dropped it, it stalled, or cascade closed it. */
 export type SocketEnd = 'dropped' | 'stalled' | 'closed';
@@ -17,7 +21,7 @@ export type SocketEnd = 'dropped' | 'stalled' | 'closed';
 export interface UpstreamTiming {
   readonly connectTimeoutMs: number;
   readonly requestTimeoutMs: number;
-  /** Keep-alive period; a socket silent for a whole period is stalled. */
+  /** Keep-alive period; a socket that answers none of two pings in a row is stalled. */
   readonly pingIntervalMs: number;
 }
 
@@ -64,8 +68,8 @@ export class UpstreamSocket<S = unknown> {
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
   #state: 'connecting' | 'open' | 'down' = 'connecting';
-  /** Clock reading when the node last sent anything (a pong included). */
-  #heardAt = 0;
+  /** Pings sent since the node last sent anything (a pong included). */
+  #unanswered = 0;
   #keepAlive: NodeJS.Timeout | undefined;
   #ending: SocketEnd | undefined;
   /** Resolves when open; rejects when the connection could not be made. */
@@ -79,6 +83,7 @@ export class UpstreamSocket<S = unknown> {
     private readonly events: UpstreamSocketEvents,
   ) {
     this.#ws = new WebSocket(url, {
+      headers: wsUpgradeHeaders(url, node.config.headers),
       handshakeTimeout: timing.connectTimeoutMs,
       perMessageDeflate: false,
       maxPayload: MAX_INBOUND_BYTES,
@@ -89,7 +94,6 @@ export class UpstreamSocket<S = unknown> {
     this.ready = new Promise((resolve, reject) => {
       this.#ws.once('open', () => {
         this.#state = 'open';
-        this.#heardAt = clock.now();
         this.#keepAlive = setInterval(() => this.#tick(), timing.pingIntervalMs);
         this.#keepAlive.unref();
         resolve();
@@ -99,7 +103,7 @@ export class UpstreamSocket<S = unknown> {
     });
     this.ready.catch(() => undefined);
     this.#ws.on('message', (data: Buffer) => this.#onMessage(data));
-    this.#ws.on('pong', () => (this.#heardAt = this.clock.now()));
+    this.#ws.on('pong', () => (this.#unanswered = 0));
     this.#ws.on('error', () => undefined);
     this.#ws.on('close', () => this.#down(this.#ending ?? 'dropped'));
   }
@@ -136,12 +140,13 @@ export class UpstreamSocket<S = unknown> {
     else this.#ws.terminate();
   }
 
-  /** Silent for two periods (a ping went unanswered for at least one): stalled. */
+  /** Two pings in a row unanswered by this tick: stalled. */
   #tick(): void {
-    if (this.clock.now() - this.#heardAt >= 2 * this.timing.pingIntervalMs) {
+    if (this.#unanswered >= 2) {
       this.end('stalled');
       return;
     }
+    this.#unanswered++;
     this.#ws.ping();
     if (this.carriesSolana) this.#ws.send(JSON_PING);
   }
@@ -160,7 +165,7 @@ export class UpstreamSocket<S = unknown> {
   }
 
   #onMessage(data: Buffer): void {
-    this.#heardAt = this.clock.now();
+    this.#unanswered = 0;
     let message: Message;
     try {
       message = JSON.parse(data.toString('utf8')) as Message;

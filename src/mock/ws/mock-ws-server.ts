@@ -4,7 +4,7 @@
  * follows, and faults a test can switch on — drop every socket, stall (accept, then never
  * answer, notify or pong), refuse subscriptions, refuse the upgrade.
  */
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -58,6 +58,8 @@ export interface MockWsControl {
   /** Destroys every open connection now, without a close frame (a provider restarting). */
   drop(): void;
   stats(): MockWsStats;
+  /** The request headers of every upgrade accepted so far (tests check credentials). */
+  upgradeHeaders(): readonly IncomingHttpHeaders[];
 }
 
 /** agave's answer when a node will not take another subscription (rpc_pubsub.rs). */
@@ -88,6 +90,7 @@ export class MockWsServer implements MockWsControl {
     perMessageDeflate: false,
   });
   readonly #connections = new Set<Connection>();
+  readonly #upgradeHeaders: IncomingHttpHeaders[] = [];
   /** Solana ids are node-wide and identical params share one, as agave's SubscriptionControl does. */
   readonly #solanaIds = new Map<string, number>();
   #nextSolanaId = 0;
@@ -127,6 +130,10 @@ export class MockWsServer implements MockWsControl {
     return { ...this.#stats, subscribes: { ...this.#stats.subscribes } };
   }
 
+  upgradeHeaders(): readonly IncomingHttpHeaders[] {
+    return this.#upgradeHeaders;
+  }
+
   /** Ends every connection (node shutdown). */
   close(): void {
     this.drop();
@@ -140,6 +147,7 @@ export class MockWsServer implements MockWsControl {
       socket.end(`HTTP/1.1 ${status} Refused\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
+    this.#upgradeHeaders.push(req.headers);
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws));
   }
 
