@@ -18,7 +18,7 @@ export const WS_FAILOVER_REASONS = [
 /** Streams that have a gap fill (label `kind` of cascade_ws_gap_fills_total). */
 export const WS_GAP_FILL_KINDS = ['signature', 'newHeads', 'evmLogs', 'account'] as const;
 /** Why an upgrade is refused (label `reason` of cascade_ws_rejected_upgrades_total). */
-export const WS_REJECT_REASONS = ['ip_limit', 'path', 'shutting_down'] as const;
+export const WS_REJECT_REASONS = ['ip_limit', 'path', 'origin', 'shutting_down'] as const;
 
 /** An empty snapshot: the series before any WebSocket side exists. */
 export const EMPTY_WS_SNAPSHOT: WsSnapshot = {

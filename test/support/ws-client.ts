@@ -25,8 +25,8 @@ export class WsTestClient {
   }
 
   /** Connects; rejects with the HTTP status when the upgrade is refused. */
-  static open(url: string): Promise<WsTestClient> {
-    const ws = new WebSocket(url);
+  static open(url: string, options: WebSocket.ClientOptions = {}): Promise<WsTestClient> {
+    const ws = new WebSocket(url, options);
     const client = new WsTestClient(ws);
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(client));

@@ -57,7 +57,7 @@ export const DEFAULT_WS_TUNING: WsTuning = {
 /** Counters the gateway keeps (read at scrape time). */
 export interface GatewayCounters {
   slowClientCloses: number;
-  /** Upgrades refused, by reason (`ip_limit`, `path`, `shutting_down`). */
+  /** Upgrades refused, by reason (`ip_limit`, `path`, `origin`, `shutting_down`). */
   readonly rejectedUpgrades: Map<string, number>;
 }
 

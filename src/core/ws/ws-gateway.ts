@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ServerConfig } from '../config/types.js';
+import { CorsPolicy } from '../http/cors.js';
 import { FORWARDED_HEADERS } from '../http/proxy-handler.js';
 import { listen } from '../http/listen.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
@@ -49,6 +50,22 @@ function pathOf(url: string | undefined): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/**
+ * Browsers apply no CORS to WebSockets: they send `Origin` and let the server decide. A page
+ * may connect when `cors_origins` lets it call cascade over HTTP, or when it is served from
+ * cascade's own host (a same-origin page behind the same reverse proxy). Clients outside a
+ * browser (web3.js, viem, ethers in Node) send no Origin and are not concerned.
+ */
+function originAllowed(req: IncomingMessage, cors: CorsPolicy | undefined): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined || cors?.allows(origin) === true) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
 /** Refuses an upgrade with a plain HTTP answer on the raw socket. */
 function refuse(socket: Duplex, status: number, reason: string, message: string): void {
   const body = JSON.stringify({ error: message });
@@ -71,6 +88,7 @@ export class WsGateway {
   readonly hub: SubscriptionHub;
   readonly #ctx: GatewayContext;
   readonly #wss: WebSocketServer;
+  readonly #cors: CorsPolicy | undefined;
   readonly #sessions = new Set<ClientSession>();
   readonly #perIp = new Map<string, number>();
   readonly #counters: GatewayCounters = { slowClientCloses: 0, rejectedUpgrades: new Map() };
@@ -91,6 +109,7 @@ export class WsGateway {
       call: (method, params) => callThroughRouter(route, registry, method, params),
     });
     const limits = limitsOf(options.server);
+    this.#cors = CorsPolicy.from(options.server.corsOrigins);
     this.#ctx = {
       route,
       registry,
@@ -210,6 +229,14 @@ export class WsGateway {
         404,
         'Not Found',
         'WebSocket paths are / and /send-request',
+      );
+    if (!originAllowed(req, this.#cors))
+      return this.#reject(
+        socket,
+        'origin',
+        403,
+        'Forbidden',
+        `pages of ${req.headers.origin} may not connect: add the origin to server.cors_origins`,
       );
     const ip = req.socket.remoteAddress ?? 'unknown';
     const most = this.#ctx.limits.connectionsPerIp;
