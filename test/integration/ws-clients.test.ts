@@ -3,7 +3,6 @@
  * @solana/web3.js v1 given only the HTTP URL (it finds the WebSocket at port + 1), @solana/kit,
  * viem's webSocket transport and ethers' WebSocketProvider.
  */
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Connection,
@@ -16,6 +15,7 @@ import { address, createSolanaRpcSubscriptions } from '@solana/kit';
 import { createPublicClient, parseAbi, webSocket } from 'viem';
 import { mainnet } from 'viem/chains';
 import { WebSocketProvider } from 'ethers';
+import { freePortPair } from '../support/free-port.js';
 import { until } from '../support/ws-client.js';
 import { startWsHarness, type WsHarness } from '../support/ws-harness.js';
 
@@ -33,25 +33,6 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-/** Two adjacent free ports (the proxy's, and port + 1 for web3.js). */
-async function portPair(): Promise<number> {
-  for (;;) {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as { port: number }).port;
-    const next = createServer();
-    const ok = await new Promise<boolean>((resolve) => {
-      next.once('error', () => resolve(false));
-      next.listen(port + 1, '127.0.0.1', () => resolve(true));
-    });
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    if (ok) {
-      await new Promise<void>((resolve) => next.close(() => resolve()));
-      return port;
-    }
-  }
-}
 
 /** Advances the chain a slot at a time until `promise` settles (the client waits on the chain). */
 async function whileAdvancing<T>(promise: Promise<T>, advance: () => void): Promise<T> {
@@ -73,7 +54,7 @@ function subscriptions(): number {
 
 describe('@solana/web3.js v1 with only the HTTP URL', () => {
   it('gets slot, account and logs notifications, confirms a transaction, and releases on removal', async () => {
-    const port = await portPair();
+    const port = await freePortPair();
     harness = await startWsHarness([{ name: 'a' }, { name: 'b', tier: 1 }], {
       server: { port, wsPort: port + 1 },
     });

@@ -135,3 +135,16 @@ describe('provider credentials on the upstream socket', () => {
     expect(await client.call('getHealth')).toMatchObject({ result: 'ok' });
   });
 });
+
+describe('price lists without WebSocket prices', () => {
+  it('say so in the error answer: no [websocket] table, no subscription there', async () => {
+    harness = await startWsHarness([{ name: 'a', ws: null }]);
+    const client = await open();
+    expect(await client.call('slotSubscribe')).toMatchObject({
+      error: { code: -32000, message: expect.stringContaining('[websocket] table') },
+    });
+    expect(harness.mocks.a!.ws.stats().accepted).toBe(0);
+    // Plain requests over the socket still route as HTTP ones do.
+    expect(await client.call('getHealth')).toMatchObject({ result: 'ok' });
+  });
+});

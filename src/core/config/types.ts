@@ -69,6 +69,11 @@ export interface ServerConfig {
   readonly attemptTimeoutMs: number;
   /** A second listener taking only WebSocket upgrades (web3.js looks at port + 1). */
   readonly wsPort?: number | undefined;
+  /**
+   * Set when `--port` moved `ws_port` along (to its port + 1): that port being taken is logged
+   * and the main port serves WebSockets alone, instead of failing the start.
+   */
+  readonly wsPortBestEffort?: boolean;
   /** WebSocket connections one client IP may hold (more: the upgrade gets 429). */
   readonly wsMaxConnectionsPerIp?: number;
   /** Subscriptions one client connection may hold (more: an error answer). */

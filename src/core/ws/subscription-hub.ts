@@ -202,10 +202,7 @@ export class SubscriptionHub {
     for (const entry of pending) entry.subscriber.pendingSubscribes--;
     if (outcome !== 'placed') {
       this.#byKey.delete(sub.key);
-      const reply =
-        typeof outcome === 'object'
-          ? outcome
-          : { code: -32000, message: `No node can take ${sub.spec.method} now; retry later` };
+      const reply = typeof outcome === 'object' ? outcome : this.#noNode(sub.spec.method);
       for (const entry of pending)
         entry.subscriber.send(errorAnswer(reply.code, reply.message, entry.requestIdJson));
       return;
@@ -221,6 +218,17 @@ export class SubscriptionHub {
     }
     if (sub.size === 0) return this.#end(sub, true);
     if (sub.spec.kind === 'evmLogs') void this.#anchor(sub);
+  }
+
+  /** Why no node took a subscription: none ever can (no [websocket] prices), or none now. */
+  #noNode(method: string): { code: number; message: string } {
+    const priced = this.options.route
+      .table()
+      .ranked.some((node) => !node.retired && node.config.pricing.websocket !== undefined);
+    const message = priced
+      ? `No node can take ${method} now; retry later`
+      : "No node takes WebSocket subscriptions: add a [websocket] table to a node's price list";
+    return { code: -32000, message };
   }
 
   /** Where a logs back-fill would start if no log arrives before a failover. */

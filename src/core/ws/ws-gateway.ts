@@ -142,10 +142,17 @@ export class WsGateway {
         );
       });
       second.on('upgrade', gateway.#onUpgrade);
-      gateway.#second = second;
       try {
         gateway.#port = await listen(second, options.host, wsPort, 'WebSocket');
+        gateway.#second = second;
       } catch (err) {
+        if (options.server.wsPortBestEffort === true) {
+          options.logger.warn(
+            { port: wsPort, err: (err as Error).message },
+            'WebSocket port (port + 1) unavailable; WebSockets are served on the main port only',
+          );
+          return gateway;
+        }
         await gateway.close();
         throw err;
       }
