@@ -84,7 +84,8 @@ describe('cascade serve --workers 2 over WebSocket', { timeout: 60_000 }, () => 
     for (const client of clients) {
       const { result: id } = await client.call('slotSubscribe');
       const [first, second] = await client.notifications(id, 2);
-      expect(second!.params.result.slot).toBeGreaterThan(first!.params.result.slot);
+      const slots = [first, second].map((note) => note!.params.result.slot as number);
+      expect(slots[1]).toBeGreaterThan(slots[0]!);
     }
     // Each worker places its own upstream subscription (at most one per worker).
     const upstream = mocks[0]!.ws.stats().subscribes.slotSubscribe ?? 0;
