@@ -118,6 +118,29 @@ describe('failover of subscriptions', () => {
     );
   });
 
+  it('moves subscriptions off a node whose usage passes its threshold, the id unchanged', async () => {
+    // 95 credits of 100 are the threshold; each notification from a costs 40.
+    harness = await startWsHarness([
+      { name: 'a', monthlyLimit: 100, ws: { notification: 40 } },
+      { name: 'b', tier: 1 },
+    ]);
+    const { chain, mocks } = harness;
+    const client = await open();
+    const { result: id } = await client.call('slotSubscribe');
+    chain.advanceSlots(3);
+    const before = await client.notifications(id, 3);
+    await until(
+      () => mocks.b!.ws.stats().subscriptions === 1 && mocks.a!.ws.stats().subscriptions === 0,
+    );
+    chain.advanceSlots(2);
+    const after = await client.notifications(id, 2);
+    const slots = [...before, ...after].map((note) => note.params.result.slot as number);
+    expect(slots).toEqual(Array.from({ length: 5 }, (_, i) => slots[0]! + i));
+    expect(await harness.metrics()).toContain(
+      'cascade_ws_failovers_total{node="a",reason="over_quota"} 1',
+    );
+  });
+
   it('closes clients with 1013 when no node can serve, never 1000', async () => {
     const { mocks } = await twoNodes();
     const client = await open();
