@@ -47,6 +47,9 @@ function sameHeaders(a: NodeConfig, b: NodeConfig): boolean {
  * penalty, latency EMA, usage slot and connection pool. The object lives as long as the node's
  * name stays in the config, so a reload keeps its limiter, in-flight count, EMA and penalty.
  */
+/** How soon a request facing a zero rate share looks again (shares change every sync). */
+const SHARE_RECHECK_MS = 25;
+
 export class UpstreamNode {
   readonly name: string;
   #config: NodeConfig;
@@ -96,7 +99,11 @@ export class UpstreamNode {
 
   /** Takes a rate token: 0 when taken, else ms until the next one. */
   takeToken(now: number): number {
-    return this.#bucket === undefined ? 0 : this.#bucket.tryTake(now);
+    if (this.#bucket === undefined) return 0;
+    const wait = this.#bucket.tryTake(now);
+    // A share of 0 (a replica just joined, or the fleet's demand moved elsewhere) never refills
+    // by itself; the next split may grant some, so look again soon rather than give up.
+    return wait === Infinity && this.#share !== undefined ? SHARE_RECHECK_MS : wait;
   }
 
   /**
