@@ -15,6 +15,7 @@ import type { ProxyServer } from './http/server.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
 import type { WsTuning } from './ws/gateway-context.js';
 import { WsGateway } from './ws/ws-gateway.js';
+import { wsUrlOf } from './ws/ws-url.js';
 
 /** The node configs now in force. */
 export type NodeList = () => readonly NodeConfig[];
@@ -146,6 +147,7 @@ export function logNodes(nodes: readonly NodeConfig[], logger: Logger): void {
         max_concurrent: limit(node.maxConcurrent),
         monthly_limit: node.monthlyLimit ?? 'unmetered',
         url: node.redactedUrl,
+        ws_url: wsUrlOf(node).redacted,
       },
       'node',
     );
