@@ -3,13 +3,13 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     exclude: ['**/*.slow.test.ts', 'node_modules/**', 'dist/**'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Two cores: keep the number of worker processes small so servers under test get CPU.
     maxWorkers: 2,
     // expect.poll waits for an event (a request reaching a mock, a gauge moving). Its 1 s
     // default is a wall-clock bound a busy machine can miss; a missed event still fails.
-    expect: { poll: { timeout: 15_000, interval: 20 } },
+    expect: { poll: { timeout: 60_000, interval: 20 } },
     projects: [
       {
         extends: true,
@@ -26,8 +26,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts', 'test/deploy/**/*.test.ts'],
-          testTimeout: 90_000,
-          hookTimeout: 90_000,
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
         },
       },
     ],

@@ -157,7 +157,7 @@ describe(`examples/basic_setup, its commands run on the host ${PID1_NOTE}`, () =
       expect(node).toBe('node');
       const probe = spawnSync(process.execPath, check, {
         encoding: 'utf8',
-        timeout: 10_000,
+        timeout: 60_000,
         env: { ...process.env, HEALTHCHECK_URL: undefined, ...service.env },
       });
       expect(probe.status, `HEALTHCHECK: ${probe.stderr}`).toBe(0);

@@ -107,7 +107,7 @@ describe('the installed package', () => {
   it('npx cascade --help lists the commands', async () => {
     const { stdout } = await run('npx', ['--no-install', 'cascade', '--help'], {
       cwd: project,
-      timeout: 30_000,
+      timeout: 90_000,
     });
     expect(stdout).toContain('Usage: cascade');
     for (const command of ['serve', 'mock-nodes', 'validate-config', 'quota']) {
@@ -126,7 +126,7 @@ describe('the installed package', () => {
       {
         cwd: project,
         env: { ...process.env, CONFIG_PATH: '', HELIUS_API_KEY: 'key-1', ALCHEMY_API_KEY: 'key-2' },
-        timeout: 30_000,
+        timeout: 90_000,
       },
     );
     expect(result.stderr).toBe('');

@@ -99,7 +99,7 @@ describe('a balancer reusing an idle connection', () => {
     const first = await connection.request();
     expect(first?.headers).toMatch(/keep-alive: timeout=1\r?$/im);
     // Closed by cascade, not by us: this is the close a balancer must never be surprised by.
-    await expect.poll(() => connection.closed, { timeout: 10_000, interval: 100 }).toBe(true);
+    await expect.poll(() => connection.closed, { interval: 100 }).toBe(true);
   });
 });
 

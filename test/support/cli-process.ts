@@ -57,7 +57,7 @@ export function startCli(args: readonly string[], options: StartCliOptions = {})
   return {
     child,
     output: () => text,
-    waitFor(pattern, timeoutMs = 30_000) {
+    waitFor(pattern, timeoutMs = 90_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
           const line = text.split('\n').find((l) => pattern.test(l));
