@@ -4,8 +4,10 @@ import {
   formatProblem,
   loadConfig,
   loadDotEnv,
+  describeRouting,
   priceOf,
   priceSourceOf,
+  type MethodStrategy,
 } from '../core/index.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { renderJson, renderTable } from './output.js';
@@ -55,8 +57,10 @@ export function runPrice(
       });
     }
   }
+  const routing = result.config.routing;
+  const strategies = methods.map((method) => describeRouting(routing, method));
   if (options.json) {
-    io.out(renderJson({ path: result.path, prices: rows }));
+    io.out(renderJson({ path: result.path, prices: rows, strategies }));
     return 0;
   }
   io.out(
@@ -79,5 +83,27 @@ export function runPrice(
         : `${method}: no node prices it; requests for it get 502`,
     );
   }
+  for (const strategy of strategies) io.out(strategyLine(strategy));
   return 0;
+}
+
+/** One line saying how a method is routed. */
+function strategyLine(s: MethodStrategy): string {
+  const order =
+    s.strategy === 'cost'
+      ? 'cheapest tier first, then the fastest within it'
+      : 'the fastest measured node first, whatever its tier (unmeasured nodes in cost order)';
+  const extras: string[] = [];
+  if (s.hedge_after_ms !== null) {
+    extras.push(`hedged: a second node after ${s.hedge_after_ms} ms without an answer`);
+  }
+  if (s.write) {
+    extras.push(
+      s.signed
+        ? 'a write, signed: resent elsewhere when an attempt fails; "already known" answers with its hash/signature'
+        : 'a write: resent elsewhere only when no node may have received it',
+    );
+    if (s.broadcast > 1) extras.push(`broadcast to ${s.broadcast} nodes at once`);
+  }
+  return `${s.method}: strategy ${s.strategy} — ${[order, ...extras].join('; ')}`;
 }

@@ -56,6 +56,19 @@ export const SkipReason = {
   penalized: 4,
 } as const;
 
+/** Routing strategies (label `strategy` of cascade_strategy_attempts_total), config order. */
+export const STRATEGY_LABELS = ['cost', 'latency'] as const;
+
+/** What happened to hedges (label `event` of cascade_hedges_total). */
+export const HEDGE_EVENTS = ['sent', 'won', 'cancelled'] as const;
+/** Index into HEDGE_EVENTS. */
+export const HedgeEvent = { sent: 0, won: 1, cancelled: 2 } as const;
+
+/** How writes ended (label `outcome` of cascade_write_outcomes_total). */
+export const WRITE_OUTCOMES = ['sent', 'already_known_as_success', 'failed'] as const;
+/** Index into WRITE_OUTCOMES. */
+export const WriteOutcome = { sent: 0, alreadyKnownAsSuccess: 1, failed: 2 } as const;
+
 /** Seconds: 0.1 ms to 1 s, the range between a loopback answer and the request budget. */
 export const DURATION_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
@@ -141,6 +154,12 @@ export interface ProxyMetrics {
   request(outcome: number, seconds: number): void;
   sleepQueue(delta: 1 | -1): void;
   batchSize(elements: number): void;
+  /** An attempt sent for a request routed by the strategy at `strategy` (STRATEGY_LABELS). */
+  strategyAttempt(strategy: number): void;
+  /** A hedge was sent, won the race, or was cancelled (HEDGE_EVENTS index). */
+  hedge(event: number): void;
+  /** A write ended (WRITE_OUTCOMES index). */
+  write(outcome: number): void;
   /** Creates (or returns) the recorders of a node and its zero-valued series. */
   forNode(name: string): NodeMetrics;
   /** Drops every series of a node removed by a reload. */
@@ -165,6 +184,9 @@ export const NOOP_METRICS: ProxyMetrics = {
   request: () => {},
   sleepQueue: () => {},
   batchSize: () => {},
+  strategyAttempt: () => {},
+  hedge: () => {},
+  write: () => {},
   forNode: () => NOOP_NODE,
   removeNode: () => {},
   publishHealth: () => {},

@@ -12,6 +12,9 @@ import {
   ATTEMPT_OUTCOMES,
   SKIP_REASONS,
   DURATION_BUCKETS,
+  STRATEGY_LABELS,
+  HEDGE_EVENTS,
+  WRITE_OUTCOMES,
   type NodeMetrics,
   type NodeHealthSample,
   type QuotaSample,
@@ -69,6 +72,9 @@ class PromMetrics implements ProxyMetrics {
   readonly #streamBreaks: IndexedCounter;
   readonly #sleepQueue: Gauge<string>;
   readonly #batchSize: IndexedHistogram;
+  readonly #strategyAttempts: IndexedCounter;
+  readonly #hedges: IndexedCounter;
+  readonly #writes: IndexedCounter;
   readonly #nodeHealthy: Gauge<string>;
   readonly #healthyNodes: Gauge<string>;
   readonly #latencyEma: Gauge<string>;
@@ -141,6 +147,25 @@ class PromMetrics implements ProxyMetrics {
       registry,
     );
     this.#batchSize.add({});
+    // Series index = label index, every series at 0 from startup.
+    this.#strategyAttempts = new IndexedCounter(
+      'cascade_strategy_attempts_total',
+      'Upstream attempts of single requests, by the routing strategy of their method',
+      registry,
+    );
+    for (const strategy of STRATEGY_LABELS) this.#strategyAttempts.add({ strategy });
+    this.#hedges = new IndexedCounter(
+      'cascade_hedges_total',
+      'Hedged reads: second attempts sent, won (answered first) and cancelled (lost the race)',
+      registry,
+    );
+    for (const event of HEDGE_EVENTS) this.#hedges.add({ event });
+    this.#writes = new IndexedCounter(
+      'cascade_write_outcomes_total',
+      'Write requests by how they ended',
+      registry,
+    );
+    for (const outcome of WRITE_OUTCOMES) this.#writes.add({ outcome });
     this.#nodeHealthy = new Gauge({
       name: 'rpc_node_healthy',
       help: 'Whether an RPC node is free of penalties from its recent traffic',
@@ -215,6 +240,18 @@ class PromMetrics implements ProxyMetrics {
 
   batchSize(elements: number): void {
     this.#batchSize.observe(0, elements);
+  }
+
+  strategyAttempt(strategy: number): void {
+    this.#strategyAttempts.inc(strategy);
+  }
+
+  hedge(event: number): void {
+    this.#hedges.inc(event);
+  }
+
+  write(outcome: number): void {
+    this.#writes.inc(outcome);
   }
 
   forNode(name: string): NodeMetrics {

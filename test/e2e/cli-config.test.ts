@@ -385,6 +385,43 @@ describe('cascade price', () => {
     });
   });
 
+  it("shows each method's routing policy", async () => {
+    temp.write({
+      'config.toml': balancerToml({
+        nodes: [nodeFields('only', { provider_pricing_path: 'prices.toml' })],
+        extra: [
+          '[routing.methods]',
+          'getAccountInfo = { hedge_after_ms = 150 }',
+          'sendTransaction = { strategy = "latency", broadcast = 3 }',
+        ].join('\n'),
+      }),
+      'prices.toml': priceListToml({ routing: { getBalance: 1 } }),
+    });
+    const methods = ['getBalance', 'getLatestBlockhash', 'getAccountInfo', 'sendTransaction'];
+    const args = ['price', ...methods, '--config', 'config.toml'];
+    const result = await runCli(args, { cwd: temp.dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('getBalance: strategy cost — cheapest tier first');
+    expect(result.stdout).toContain(
+      'getLatestBlockhash: strategy latency — the fastest measured node first, whatever its tier',
+    );
+    expect(result.stdout).toContain(
+      'getAccountInfo: strategy cost — cheapest tier first, then the fastest within it; hedged: a second node after 150 ms without an answer',
+    );
+    expect(result.stdout).toMatch(
+      /sendTransaction: strategy latency — .*a write, signed: .*; broadcast to 3 nodes at once/,
+    );
+    const json = await runCli([...args, '--json'], { cwd: temp.dir });
+    expect(JSON.parse(json.stdout).strategies).toContainEqual({
+      method: 'sendTransaction',
+      strategy: 'latency',
+      hedge_after_ms: null,
+      write: true,
+      signed: true,
+      broadcast: 3,
+    });
+  });
+
   it('treats method names case-sensitively', async () => {
     const result = await runCli(['price', 'getbalance', '--config', MOCK_CONFIG, '--json']);
     const prices = json(result).prices as Array<Record<string, unknown>>;

@@ -145,6 +145,9 @@ describe('the Grafana dashboard (monitoring/grafana/dashboards/cascade.json)', (
       /rpc_node_latency_ema_seconds/,
       /rpc_sleep_queue_size/,
       /rpc_batch_size_bucket/,
+      /sum by \(strategy\) \(rate\(cascade_strategy_attempts_total/,
+      /sum by \(event\) \(rate\(cascade_hedges_total/,
+      /sum by \(outcome\) \(rate\(cascade_write_outcomes_total/,
     ]) {
       expect(exprs).toMatch(needed);
     }

@@ -1,7 +1,12 @@
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import type { Clock } from '../../src/core/clock.js';
-import type { Config, NodeConfig, ServerConfig } from '../../src/core/config/types.js';
+import type {
+  Config,
+  NodeConfig,
+  RoutingConfig,
+  ServerConfig,
+} from '../../src/core/config/types.js';
 import { ProxyServer } from '../../src/core/http/server.js';
 import { createPromMetrics } from '../../src/core/prom-metrics.js';
 import { LocalUsageLedger } from '../../src/core/quota/usage-ledger.js';
@@ -74,6 +79,8 @@ export async function startHarness(
     clock?: Clock;
     /** One log line per request in `logs` (--access-log). */
     accessLog?: boolean;
+    /** The `[routing]` section (default: the shipped strategies and write list). */
+    routing?: RoutingConfig;
   } = {},
 ): Promise<Harness> {
   const live = nodes.filter((node) => !node.dead);
@@ -93,6 +100,7 @@ export async function startHarness(
     path: '/test/config.toml',
     server: serverConfig(options.server),
     nodes: configs,
+    routing: options.routing,
   };
   const logs: string[] = [];
   const sink = new Writable({

@@ -5,3 +5,10 @@ export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BATCH_SIZE, isLoopback } from './se
 export { MAX_NODES } from './node-section.js';
 export { substituteEnv } from './env-substitution.js';
 export { redactUrl } from './redact-url.js';
+export {
+  describeRouting,
+  methodRouting,
+  shippedRouting,
+  SHIPPED_LATENCY_METHODS,
+  type MethodStrategy,
+} from './routing-section.js';

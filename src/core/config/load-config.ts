@@ -13,13 +13,14 @@ import { closestMatch } from './did-you-mean.js';
 import { MAX_NODES, readNodeFields, type NodeEntry } from './node-section.js';
 import { loadPriceList } from './price-list.js';
 import { ProblemList } from './problem-list.js';
+import { readRoutingSection } from './routing-section.js';
 import { readServerSection } from './server-section.js';
 import { describeType, isTable } from './toml-fields.js';
 import type { LoadResult, NodeConfig, PriceList } from './types.js';
 
 /** Where the config is looked for when neither --config nor CONFIG_PATH is given. */
 export const DEFAULT_CONFIG_PATH = 'config/balancer_config/config.toml';
-const TOP_LEVEL_KEYS: readonly string[] = ['server', 'nodes', 'cluster'];
+const TOP_LEVEL_KEYS: readonly string[] = ['server', 'nodes', 'cluster', 'routing'];
 
 /** Inputs of one load. */
 export interface LoadConfigOptions {
@@ -186,7 +187,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           ? "did you mean 'nodes'? Write each node as [[nodes]]"
           : guess
             ? `did you mean '${guess}'?`
-            : 'the config holds [server], [[nodes]] and [cluster] only',
+            : 'the config holds [server], [[nodes]], [cluster] and [routing] only',
       );
     }
   }
@@ -214,7 +215,11 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           Number((BigInt(node.monthlyLimit) * BigInt(pricing.spilloverPercent)) / 100n);
     nodes.push({ ...rest, pricing, spilloverThreshold });
   }
+  // After the price lists: the registry then knows every method a node can price.
+  const routing = readRoutingSection(doc, file, registry, problems);
   const config =
-    problems.errors.length === 0 && server ? { path: file, server, nodes, cluster } : undefined;
+    problems.errors.length === 0 && server
+      ? { path: file, server, nodes, cluster, routing }
+      : undefined;
   return { config, path: file, errors: problems.errors, warnings: problems.warnings };
 }

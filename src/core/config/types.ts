@@ -150,6 +150,8 @@ export interface Config {
   readonly nodes: readonly NodeConfig[];
   /** Absent: one process, limits and usage in memory and quotas.json. */
   readonly cluster?: ClusterConfig | undefined;
+  /** Per-method strategies and write handling; absent = the shipped defaults. */
+  readonly routing?: RoutingConfig | undefined;
 }
 
 /** What the loader returns: never throws on bad input. */
@@ -168,4 +170,31 @@ export function formatProblem(problem: ConfigProblem): string {
   return problem.hint
     ? `${where}: ${problem.message} — ${problem.hint}`
     : `${where}: ${problem.message}`;
+}
+
+/** How a method's nodes are ordered: cheapest tier first, or fastest measured first. */
+export type RoutingStrategy = 'cost' | 'latency';
+
+/** Every strategy, in the order help texts list them. */
+export const ROUTING_STRATEGIES = ['cost', 'latency'] as const satisfies readonly RoutingStrategy[];
+
+/** One method's routing policy. */
+export interface MethodRouting {
+  readonly strategy: RoutingStrategy;
+  /** Reads: send a second attempt after this many ms without an answer; undefined = never. */
+  readonly hedgeAfterMs: number | undefined;
+  /** Writes: send to this many nodes at once (1 = one node at a time). */
+  readonly broadcast: number;
+}
+
+/** The `[routing]` table, shipped defaults applied. */
+export interface RoutingConfig {
+  /** Strategy of every method not listed in `methods`. */
+  readonly defaultStrategy: RoutingStrategy;
+  /** Hedged attempts are at most this share of hedgeable requests (0 = never hedge). */
+  readonly hedgeMaxShare: number;
+  /** Methods handled as writes (shipped list unless `write_methods` replaces it). */
+  readonly writeMethods: readonly string[];
+  /** Per-method policies: the shipped ones with `[routing.methods]` over them. */
+  readonly methods: ReadonlyMap<string, MethodRouting>;
 }

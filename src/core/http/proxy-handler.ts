@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { RequestOutcome, type ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/http-transport.js';
 import { UpstreamStream } from '../node/upstream-stream.js';
-import { ERROR_MESSAGE, RPC_ERROR } from '../protocol/error-body.js';
+import { ERROR_MESSAGE, RPC_ERROR, WRITE_UNCONFIRMED_MESSAGE } from '../protocol/error-body.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import {
   parseRequest,
@@ -98,7 +98,9 @@ function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteRes
     sendRpcError(res, 504, RPC_ERROR.serverError, ERROR_MESSAGE.globalTimeout, idJson);
     return RequestOutcome.timeout;
   }
-  sendRpcError(res, 502, RPC_ERROR.serverError, ERROR_MESSAGE.allFailed, idJson);
+  const unsure = result.kind === 'exhausted' && result.unsure === true;
+  const message = unsure ? WRITE_UNCONFIRMED_MESSAGE : ERROR_MESSAGE.allFailed;
+  sendRpcError(res, 502, RPC_ERROR.serverError, message, idJson);
   return RequestOutcome.badGateway;
 }
 

@@ -8,6 +8,7 @@ import { DeadlineQueue } from '../node/deadline-queue.js';
 import { nextReset } from '../quota/billing-period.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { RouteEvents } from '../routing/attempt.js';
+import { PolicyTable } from '../routing/policy-table.js';
 import { Topology, type TopologyDiff, type UsageProvider } from '../routing/topology.js';
 import { trustedProxyList } from './client-address.js';
 import { CorsPolicy } from './cors.js';
@@ -74,6 +75,8 @@ export class ProxyServer {
   /** Undefined when `cors_origins` is empty: no CORS headers, OPTIONS gets 405. */
   readonly #cors: CorsPolicy | undefined;
   #config: Config;
+  /** Per-method strategies and write handling; rebuilt by a reload. */
+  #policies: PolicyTable;
   #rankTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
   #allDown = false;
@@ -85,6 +88,7 @@ export class ProxyServer {
     this.#options = options;
     this.#config = options.config;
     this.#clock = options.clock ?? MONOTONIC_CLOCK;
+    this.#policies = new PolicyTable(options.config.routing, options.registry);
     const server = options.config.server;
     this.metrics =
       options.metrics ??
@@ -113,6 +117,7 @@ export class ProxyServer {
         events,
         budgetMs: options.budgetMs ?? server.requestTimeoutMs,
         attemptTimeoutMs: options.attemptTimeoutMs ?? server.attemptTimeoutMs,
+        policies: () => this.#policies,
       },
       registry: options.registry,
       metrics: this.metrics,
@@ -225,6 +230,7 @@ export class ProxyServer {
       (key) => !sameValue(before[key], after[key]),
     );
     const { diff, retired } = this.topology.apply(config.nodes);
+    this.#policies = new PolicyTable(config.routing, this.#options.registry);
     // [server] and [cluster] apply at startup only.
     this.#config = { ...config, server: before, cluster: this.#config.cluster };
     for (const transport of retired) void transport.close().catch(() => undefined);

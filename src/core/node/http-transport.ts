@@ -44,6 +44,12 @@ export type AttemptResponse =
   /** Headers arrived but the body did not (deadline, reset, or over the size cap). */
   | { readonly kind: 'body_error'; readonly reason: string; readonly timedOut: boolean };
 
+/** A sent attempt's handle: cancelling settles it at once and aborts the request. */
+export interface AttemptControl {
+  /** Gives the attempt up (a hedge race was decided); a no-op once it settled. */
+  cancel(): void;
+}
+
 /** How a node's connections are kept. */
 export interface TransportOptions {
   /** Most connections open at once (the node's in-flight cap keeps requests from queueing). */
@@ -119,7 +125,10 @@ function describe(err: Error): string {
  * rather than the controller interface, which undici adapts to this one by wrapping every
  * handler and parsing every header into an object — about 1 µs per attempt we do not need.
  */
-class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, UpstreamControl {
+class AttemptHandler<T>
+  extends Expiring
+  implements Dispatcher.DispatchHandler, UpstreamControl, AttemptControl
+{
   #abort: ((reason?: Error) => void) | undefined;
   #resume: (() => void) | undefined;
   #paused = false;
@@ -259,6 +268,13 @@ class AttemptHandler<T> extends Expiring implements Dispatcher.DispatchHandler, 
     });
   }
 
+  cancel(): void {
+    if (this.#settled) return;
+    const reason = 'cancelled';
+    this.#settle({ kind: 'transport_error', reason, timedOut: false, sent: this.#sent });
+    this.#abort?.(new Error(reason));
+  }
+
   /** The attempt's deadline passed (called by the deadline queue). */
   expire(): void {
     if (this.#settled) return;
@@ -325,7 +341,7 @@ export class HttpTransport {
     allowStream: boolean,
     done: AttemptCallback<T>,
     token: T,
-  ): void {
+  ): AttemptControl {
     const headers = extraHeaders ? { ...extraHeaders, ...this.#headers } : this.#headers;
     const request: Dispatcher.DispatchOptions = { path: this.#path, method: 'POST', headers, body };
     const handler = new AttemptHandler(
@@ -338,6 +354,7 @@ export class HttpTransport {
       this.answered,
     );
     this.#pool.dispatch(request, handler);
+    return handler;
   }
 
   /** Sends `request` once on a new connection of its own, closed after the answer. */

@@ -13,6 +13,13 @@ export const ERROR_MESSAGE = {
   globalTimeout: 'Global timeout exceeded while retrying nodes',
 } as const;
 
+/**
+ * A write a node may have received without confirming it, and no node confirmed: cascade does
+ * not claim it failed (it may have landed), nor resend what it cannot identify.
+ */
+export const WRITE_UNCONFIRMED_MESSAGE =
+  'Write not confirmed: a node that received it did not answer and no node confirmed it, so it may have taken effect; check before sending it again';
+
 /** A JSON-RPC 2.0 error object as JSON text (`idJson` is already JSON: `1`, `"a"`, `null`). */
 export function errorJson(code: number, message: string, idJson: string): string {
   return `{"jsonrpc":"2.0","error":{"code":${code},"message":${JSON.stringify(message)}},"id":${idJson}}`;

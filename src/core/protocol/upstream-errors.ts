@@ -16,6 +16,7 @@
  * Codes alone are ambiguous across chains (besu's -32004 is "upfront cost exceeds balance",
  * agave's is "block not available"), so rules match the message wherever clients share codes.
  */
+import { ALREADY_KNOWN_ANSWERS } from './already-known.js';
 
 /** Whose fault a JSON-RPC error is. */
 export type ErrorFault = 'request' | 'node_state' | 'node_unhealthy' | 'rate_limited' | 'unknown';
@@ -178,6 +179,11 @@ export const ERROR_RULES: readonly ErrorRule[] = [
     [-32019],
   ),
   // ---- the request's own fault: reverts, failed simulations, rejected transactions ----
+  // A transaction the node already has: the request's answer (the write path may turn it into
+  // a success, see already-known.ts). Before the generic rows that would otherwise take them.
+  ...ALREADY_KNOWN_ANSWERS.map((answer) =>
+    row('request', answer.clients, answer.message, answer.example),
+  ),
   row(
     'request',
     'geth, erigon, reth, nethermind, anvil (reverted, revert data attached)',
@@ -286,14 +292,6 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   row('request', 'geth', /^tx fee .* exceeds the configured cap/, {
     code: -32000,
     message: 'tx fee (1.20 ether) exceeds the configured cap (1.00 ether)',
-  }),
-  row('request', 'geth, erigon (ALREADY_EXISTS: …), reth', /^(ALREADY_EXISTS: )?already known/, {
-    code: -32000,
-    message: 'already known',
-  }),
-  row('request', 'anvil', /^transaction already imported/, {
-    code: -32003,
-    message: 'transaction already imported',
   }),
   row(
     'request',

@@ -57,8 +57,11 @@ export class AdmissionRound {
     readonly startedAt: number,
     /** The request walks penalized nodes too (every node was skipped for a penalty). */
     readonly failOpen: boolean,
+    /** Walk fastest-first (the `latency` strategy) instead of cheapest tier first. */
+    byLatency = false,
   ) {
-    this.ranked = table.ranked;
+    // A strategy changes only the order; every check below applies the same either way.
+    this.ranked = byLatency ? table.byLatency : table.ranked;
     this.nodes = table.all;
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { Clock } from '../clock.js';
 import { AttemptOutcome } from '../metrics.js';
-import type { AttemptResponse, ForwardHeaders } from '../node/http-transport.js';
+import type { AttemptControl, AttemptResponse, ForwardHeaders } from '../node/http-transport.js';
 import { penaltySeconds } from '../node/penalty.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import type { StreamEnd } from '../node/upstream-stream.js';
@@ -68,6 +68,10 @@ export class Attempt {
   owner: unknown = undefined;
   onSettled: ((attempt: Attempt) => void) | undefined = undefined;
   ctx: AttemptContext | undefined = undefined;
+  /** The transport's handle on the request in flight. */
+  control: AttemptControl | undefined = undefined;
+  /** Given up by its request (a hedge race was decided): settles with no verdict, no penalty. */
+  cancelled = false;
   #released = false;
 
   constructor(readonly node: UpstreamNode) {}
@@ -77,6 +81,20 @@ export class Attempt {
     if (this.#released) return;
     this.#released = true;
     this.node.permits.release();
+  }
+
+  /**
+   * Gives up an attempt whose answer nobody wants any more: one still in flight is aborted
+   * (its permit comes back at once, its node is not judged); a streamed answer that already
+   * arrived is aborted too. Its credits stay booked: the node may have served it.
+   */
+  cancel(): void {
+    if (this.state === 'admitted') {
+      this.cancelled = true;
+      this.control?.cancel();
+    } else if (this.response?.kind === 'stream') {
+      this.response.stream.abort(new Error('another attempt answered first'));
+    }
   }
 
   /** True once the permit is back. */
@@ -166,7 +184,10 @@ function onResponse(response: AttemptResponse, attempt: Attempt): void {
   const now = attempt.ctx!.clock.now();
   attempt.endedAt = now;
   attempt.response = response;
-  if (
+  if (attempt.cancelled) {
+    // Given up by the request: the other attempt's answer is the one that counts.
+    attempt.state = 'abandoned';
+  } else if (
     (response.kind === 'transport_error' || response.kind === 'body_error') &&
     response.timedOut &&
     // Cut off by the budget: its deadline was shortened to the budget's end, or its own
@@ -207,7 +228,14 @@ export function sendAttempt(
   // The budget, not the node, ends an attempt whose deadline it shortened.
   attempt.budgetBound = remaining < ctx.attemptTimeoutMs;
   const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
-  attempt.node.transport.send(body, timeout, headers, allowStream, onResponse, attempt);
+  attempt.control = attempt.node.transport.send(
+    body,
+    timeout,
+    headers,
+    allowStream,
+    onResponse,
+    attempt,
+  );
 }
 
 function resolveOwner(attempt: Attempt): void {

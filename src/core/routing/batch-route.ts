@@ -26,6 +26,7 @@ import {
   type ElementProgress,
 } from './batch-answer.js';
 import { errorFieldsOf, parseAnswer, type Verdict } from './classify.js';
+import { isWriteElement, routeWriteElement } from './batch-writes.js';
 import { Disputes } from './disputes.js';
 import type { RouteContext } from './route-context.js';
 
@@ -217,6 +218,40 @@ function pendingOf(element: BatchElement): Pending {
   return progress;
 }
 
+/** Routes the batch's write elements one by one (batch-writes.ts), into their places. */
+async function routeWrites(state: BatchRoute, writes: readonly Pending[]): Promise<void> {
+  await Promise.all(
+    writes.map(async (progress) => {
+      const result = await routeWriteElement(progress.element, state.headers, state.ctx);
+      progress.answer = result.answer;
+      state.attempts += result.attempts;
+      state.credits += result.credits;
+      if (result.forwarded) state.forwarded = true;
+      if (result.node !== undefined && !state.nodes.includes(result.node)) {
+        state.nodes.push(result.node);
+      }
+    }),
+  );
+}
+
+/** Routes the open elements round by round; true when the budget ran out. */
+async function routeReads(state: BatchRoute): Promise<boolean> {
+  const ctx = state.ctx;
+  for (;;) {
+    const now = ctx.clock.now();
+    const round = state.newRound(now);
+    if (state.open.length === 0) return false;
+    if (now >= state.deadline) return true;
+    if (await runRound(round, state)) continue;
+    const end = endOfRound(round, ctx.table(), state.deadline - ctx.clock.now());
+    if (end.kind === 'exhausted' || end.kind === 'timeout') return end.kind === 'timeout';
+    if (end.kind === 'fail_open') state.failOpen = true;
+    state.taking = [];
+    const attempt = await waitOutRound(end, state, round, state.deadline, ctx);
+    if (attempt !== undefined) await dispatch(attempt, state.taking, state);
+  }
+}
+
 /** Routes the valid elements of a batch; invalid ones are answered in place. */
 export async function routeBatch(
   elements: readonly BatchElement[],
@@ -229,18 +264,8 @@ export async function routeBatch(
     ctx.clock.now() + ctx.budgetMs,
     ctx,
   );
-  for (;;) {
-    const now = ctx.clock.now();
-    const round = state.newRound(now);
-    if (state.open.length === 0) return assemble(state, false);
-    if (now >= state.deadline) return assemble(state, true);
-    if (await runRound(round, state)) continue;
-    const end = endOfRound(round, ctx.table(), state.deadline - ctx.clock.now());
-    if (end.kind === 'exhausted' || end.kind === 'timeout')
-      return assemble(state, end.kind === 'timeout');
-    if (end.kind === 'fail_open') state.failOpen = true;
-    state.taking = [];
-    const attempt = await waitOutRound(end, state, round, state.deadline, ctx);
-    if (attempt !== undefined) await dispatch(attempt, state.taking, state);
-  }
+  const writes = state.pending.filter((p) => !p.done && isWriteElement(p.element, ctx));
+  for (const progress of writes) progress.done = true; // not the batch path's to route
+  const [timedOut] = await Promise.all([routeReads(state), routeWrites(state, writes)]);
+  return assemble(state, timedOut);
 }

@@ -20,6 +20,7 @@
  */
 import { AttemptOutcome } from '../metrics.js';
 import { isNotification, type RpcRequest } from '../protocol/rpc-request.js';
+import { isAlreadyKnown } from '../protocol/already-known.js';
 import { errorFault } from '../protocol/upstream-errors.js';
 import { JsonShape, jsonShape } from './json-shape.js';
 
@@ -70,6 +71,16 @@ export const UNKNOWN_RPC_ERROR = verdict(
   true,
 );
 const NODE_HTTP_ERROR = verdict('final', 'now', AttemptOutcome.forwardedHttpError);
+/**
+ * A node's "already known / already processed" for a transaction (protocol/already-known.ts):
+ * the request's answer, nobody's fault. The write path makes it a success when an earlier
+ * attempt of the same request may have delivered the transaction.
+ */
+export const ALREADY_KNOWN = verdict('final', 'never', AttemptOutcome.forwardedRpcError);
+/** A write the node refused unprocessed (HTTP 429 or 503): safe to send to another node. */
+export const WRITE_REFUSED = verdict('retry', 'now', AttemptOutcome.forwardedHttpError, true);
+/** A write the provider throttled (a rate-limit JSON-RPC error): unprocessed, like a 429. */
+export const WRITE_THROTTLED = verdict('retry', 'now', AttemptOutcome.retryableRpcError, true);
 
 /** Bodies up to this size are always checked for a JSON-RPC error. */
 export const VALIDATION_THRESHOLD = 512;
@@ -178,6 +189,24 @@ export function classifyAnswer(
 /** The classifier of a single request's answer (`request` is the RpcRequest that was sent). */
 export function classifySingle(status: number, body: Buffer, request: unknown): Verdict {
   return classifyAnswer(status, body, false, request as RpcRequest);
+}
+
+/**
+ * The classifier of a write's answer: as classifySingle, except that an "already known" answer
+ * is told apart (ALREADY_KNOWN), and refusals that prove the node did not process the write
+ * (429/503, throttling) may go to another node (WRITE_REFUSED, WRITE_THROTTLED) instead of being
+ * relayed.
+ */
+export function classifyWrite(status: number, body: Buffer, request: unknown): Verdict {
+  const verdict = classifyAnswer(status, body, false, request as RpcRequest);
+  if (status === 429 || status === 503) return verdict === SUCCESS ? verdict : WRITE_REFUSED;
+  if (verdict !== REQUEST_RPC_ERROR && verdict !== NODE_RPC_ERROR) return verdict;
+  const fields = errorFieldsOf(parseAnswer(body));
+  if (typeof fields === 'string') return verdict;
+  if (verdict === NODE_RPC_ERROR) {
+    return errorFault(fields.code, fields.message) === 'rate_limited' ? WRITE_THROTTLED : verdict;
+  }
+  return isAlreadyKnown(fields.message) ? ALREADY_KNOWN : verdict;
 }
 
 /**

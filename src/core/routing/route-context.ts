@@ -2,6 +2,7 @@
 import type { ProxyMetrics } from '../metrics.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { AttemptContext } from './attempt.js';
+import type { PolicyTable } from './policy-table.js';
 import type { RoutingTable } from './routing-table.js';
 
 /** What routing needs from the server. */
@@ -11,6 +12,8 @@ export interface RouteContext extends AttemptContext {
   readonly metrics: ProxyMetrics;
   /** Whole-request budget (1 s). */
   readonly budgetMs: number;
+  /** Per-method strategies and write handling now in force; absent = cost for every method. */
+  readonly policies?: () => PolicyTable;
 }
 
 /** How a request ended. */
@@ -25,7 +28,13 @@ export type RouteResult =
       readonly attempts: number;
       readonly credits: number;
     }
-  | { readonly kind: 'exhausted' | 'timeout'; readonly attempts: number; readonly credits: number }
+  | {
+      readonly kind: 'exhausted' | 'timeout';
+      readonly attempts: number;
+      readonly credits: number;
+      /** A write that may have been delivered and is not retried: say so, not "all failed". */
+      readonly unsure?: boolean;
+    }
   /** Routing threw (a bug): the client must still be answered. */
   | {
       readonly kind: 'failed';

@@ -4,7 +4,7 @@ import { NOOP_METRICS } from '../metrics.js';
 import { DeadlineQueue } from '../node/deadline-queue.js';
 import { UpstreamNode } from '../node/upstream-node.js';
 import { nodeConfig } from '../../../test/support/node-config.js';
-import { rankNodes } from './routing-table.js';
+import { rankByLatency, rankNodes } from './routing-table.js';
 
 const nodes: UpstreamNode[] = [];
 const clock = new ManualClock();
@@ -45,5 +45,29 @@ describe('rankNodes', () => {
     const penalized = node('p', 0, 1);
     penalized.penalty.penalize(0, 0);
     expect(rankNodes([penalized, node('q', 0, 2)]).map((n) => n.name)).toEqual(['p', 'q']);
+  });
+});
+
+describe('rankByLatency', () => {
+  it('puts measured nodes first by latency whatever the tier, unmeasured after in cost order', () => {
+    const ranked = rankNodes([
+      node('slow0', 0, 20),
+      node('new0', 0),
+      node('fast2', 2, 1),
+      node('mid1', 1, 5),
+      node('new1', 1),
+    ]);
+    expect(rankByLatency(ranked).map((n) => n.name)).toEqual([
+      'fast2',
+      'mid1',
+      'slow0',
+      'new0',
+      'new1',
+    ]);
+  });
+
+  it('equals the cost order while nothing is measured', () => {
+    const ranked = rankNodes([node('b', 1), node('a', 0), node('c', 2)]);
+    expect(rankByLatency(ranked)).toEqual(ranked);
   });
 });

@@ -8,6 +8,8 @@ import type { UpstreamNode } from '../node/upstream-node.js';
 export interface RoutingTable {
   readonly all: readonly UpstreamNode[];
   readonly ranked: readonly UpstreamNode[];
+  /** Walk order of `latency` methods: measured latency first, whatever the tier. */
+  readonly byLatency: readonly UpstreamNode[];
 }
 
 /**
@@ -33,7 +35,19 @@ function compareEma(a: number, b: number): number {
   return a - b;
 }
 
+/**
+ * The `latency` strategy's walk order: measured latency ascending regardless of tier; nodes
+ * not measured yet come after, in cost order (so with nothing measured it equals `ranked`).
+ */
+export function rankByLatency(ranked: readonly UpstreamNode[]): UpstreamNode[] {
+  const measured = ranked.filter((node) => node.ema.micros !== Infinity);
+  // A stable sort: equal latencies keep their cost order.
+  measured.sort((a, b) => a.ema.micros - b.ema.micros);
+  return [...measured, ...ranked.filter((node) => node.ema.micros === Infinity)];
+}
+
 /** A table over `all`, ranked now. */
 export function buildTable(all: readonly UpstreamNode[]): RoutingTable {
-  return { all, ranked: rankNodes(all) };
+  const ranked = rankNodes(all);
+  return { all, ranked, byLatency: rankByLatency(ranked) };
 }

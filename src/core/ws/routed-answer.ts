@@ -6,7 +6,12 @@
 import { Writable } from 'node:stream';
 import type { ForwardHeaders } from '../node/http-transport.js';
 import { UpstreamStream } from '../node/upstream-stream.js';
-import { ERROR_MESSAGE, RPC_ERROR, errorJson } from '../protocol/error-body.js';
+import {
+  ERROR_MESSAGE,
+  RPC_ERROR,
+  WRITE_UNCONFIRMED_MESSAGE,
+  errorJson,
+} from '../protocol/error-body.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import { parseRequest, type RpcRequest } from '../protocol/rpc-request.js';
 import type { RouteContext, RouteResult } from '../routing/route-context.js';
@@ -66,6 +71,9 @@ export async function answerOf(result: RouteResult, idJson: string): Promise<Rou
     credits: result.credits,
   });
   if (result.kind === 'timeout') return failure(ERROR_MESSAGE.globalTimeout, true);
+  // A write that may have landed and was not resent: say so, as the HTTP side does.
+  if (result.kind === 'exhausted' && result.unsure === true)
+    return failure(WRITE_UNCONFIRMED_MESSAGE, false);
   if (result.kind !== 'answer') return failure(ERROR_MESSAGE.allFailed, false);
   let body: Buffer;
   if (result.body instanceof UpstreamStream) {
