@@ -3,7 +3,7 @@
 #
 # Node 24 (LTS), pinned by exact version in both stages. .ci/fetch-node24 puts the same version
 # under .cache/node24 so the e2e smoke test (test/e2e/node24.test.ts) runs on the image's runtime.
-# The runtime stage holds exactly what `npm pack` ships (dist/, config/, monitoring/) plus the
+# The runtime stage holds exactly what `npm pack` ships (dist/, config/, monitoring/, web/) plus the
 # production dependencies of package-lock.json: test/e2e/package.test.ts checks that content.
 
 FROM node:24.22.3-bookworm-slim AS build
@@ -15,6 +15,7 @@ COPY tsconfig.json tsconfig.build.json README.md ./
 COPY src ./src
 COPY config ./config
 COPY monitoring ./monitoring
+COPY web ./web
 RUN npm run build \
   && npm pack --ignore-scripts --pack-destination /tmp \
   && mkdir /pkg \

@@ -28,6 +28,7 @@ interface ServeFlags {
   accessLog?: boolean;
   quotas?: string;
   workers?: number | 'auto';
+  adminPort?: number;
 }
 
 /** Parses --workers: a whole number from 1 to 256, or "auto" (one per CPU). */
@@ -106,9 +107,14 @@ program
     'worker processes sharing the port, or "auto" (overrides cluster.workers)',
     parseWorkers,
   )
+  .option(
+    '--admin-port <port>',
+    'admin listener on 127.0.0.1 (overrides server.admin_port): /status, /admin/nodes',
+    parsePort,
+  )
   .addHelpText(
     'after',
-    '\nExamples:\n  cascade serve --demo\n  cascade serve --workers auto\n  cascade serve --config config/balancer_config/config.toml --port 8080\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
+    '\nExamples:\n  cascade serve --demo\n  cascade serve --demo --admin-port 3099   (then: cascade status, or http://127.0.0.1:3099/status)\n  cascade serve --workers auto\n  cascade serve --config config/balancer_config/config.toml --port 8080\n\nSignals: SIGHUP reloads nodes and price lists; SIGINT/SIGTERM drain and exit.',
   )
   .action(async (options: ServeFlags) => {
     const [{ runAction }, { runServe }] = await Promise.all([
@@ -253,6 +259,76 @@ quota
       await runAction((io) => runQuotaReset(nodes, options, io));
     },
   );
+
+/** Flags that say where the running server's admin listener is. */
+const adminOptions = (command: Command): Command =>
+  command
+    .addOption(configOption())
+    .option(
+      '--admin <url>',
+      'the admin listener (default: from the quotas lock, else server.admin_port)',
+    )
+    .option(
+      '--quotas <path>',
+      'usage file whose lock names the running server (overrides server.quotas_path)',
+    )
+    .option('--json', 'machine-readable output');
+
+adminOptions(
+  program
+    .command('status')
+    .description(
+      "where traffic goes now: every node's state, latency, load against its limits, credits",
+    )
+    .option('-w, --watch', 'refresh every second (Ctrl-C stops)'),
+)
+  .addOption(
+    new Option('--iterations <n>', 'with --watch: stop after n tables')
+      .argParser(Number)
+      .hideHelp(),
+  )
+  .addHelpText(
+    'after',
+    '\nNeeds a running server with an admin listener ([server] admin_port, or serve --admin-port).\n\nExamples:\n  cascade status\n  cascade status --watch\n  cascade status --json --admin http://127.0.0.1:3099',
+  )
+  .action(async (options: StatusFlags) => {
+    const [{ runAction }, { runStatus }] = await Promise.all([
+      import('./commands/run-action.js'),
+      import('./commands/status.js'),
+    ]);
+    await runAction((io) => runStatus(options, io));
+  });
+
+const nodeCommand = program
+  .command('node')
+  .description('take a node out of rotation on the running server (cordon), or back (uncordon)');
+for (const verb of ['cordon', 'uncordon'] as const) {
+  adminOptions(
+    nodeCommand
+      .command(verb)
+      .description(
+        verb === 'cordon'
+          ? 'no new requests go to NAME (in-flight ones finish); kept across reloads, cleared by uncordon or a restart'
+          : 'put NAME back in rotation',
+      )
+      .argument('<name>', 'node name'),
+  ).action(async (name: string, options: StatusFlags) => {
+    const [{ runAction }, { runNodeCordon }] = await Promise.all([
+      import('./commands/run-action.js'),
+      import('./commands/node.js'),
+    ]);
+    await runAction((io) => runNodeCordon(name, verb === 'cordon', options, io));
+  });
+}
+
+interface StatusFlags {
+  config?: string;
+  admin?: string;
+  quotas?: string;
+  json?: boolean;
+  watch?: boolean;
+  iterations?: number;
+}
 
 interface BenchTlsFlags {
   rpcUrl?: string;

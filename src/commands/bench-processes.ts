@@ -33,9 +33,15 @@ export interface BenchNode {
   readonly pricingPath: string;
 }
 
-/** A balancer config for the proxy under test: loopback, port 0, metrics on, no quotas. */
-export function benchConfigToml(nodes: readonly BenchNode[]): string {
-  const lines = ['[server]', 'host = "127.0.0.1"', 'port = 0', 'enable_metrics = true', ''];
+/**
+ * A balancer config for the proxy under test: loopback, port 0, metrics on, no quotas.
+ * `patient` sets budgets long enough that a slow moment (a cold TLS handshake on a busy
+ * machine) is measured as latency rather than turned into a 502 by the 500 ms attempt deadline.
+ */
+export function benchConfigToml(nodes: readonly BenchNode[], patient = false): string {
+  const lines = ['[server]', 'host = "127.0.0.1"', 'port = 0', 'enable_metrics = true'];
+  if (patient) lines.push('request_timeout_ms = 10000', 'attempt_timeout_ms = 9000');
+  lines.push('');
   for (const node of nodes) {
     lines.push(
       '[[nodes]]',

@@ -117,16 +117,19 @@ async function startTargets(p: TlsPlan): Promise<Targets> {
     return { provider, ca: mock?.cert, proxy: p.proxyUrl, mock, proxyProcess: undefined };
   }
   try {
-    const config = benchConfigToml([
-      {
-        name: 'provider',
-        url: provider,
-        tier: 0,
-        rpsLimit: Infinity,
-        maxConcurrent: Infinity,
-        pricingPath: path.join(PACKAGE_ROOT, PUBLIC_PRICES),
-      },
-    ]);
+    const config = benchConfigToml(
+      [
+        {
+          name: 'provider',
+          url: provider,
+          tier: 0,
+          rpsLimit: Infinity,
+          maxConcurrent: Infinity,
+          pricingPath: path.join(PACKAGE_ROOT, PUBLIC_PRICES),
+        },
+      ],
+      true,
+    );
     const proxyProcess = await startProxyProcess(config, mock?.cert);
     return { provider, ca: mock?.cert, proxy: proxyProcess.url, mock, proxyProcess };
   } catch (err) {

@@ -26,6 +26,8 @@ export interface ServeOptions {
   readonly accessLog?: boolean | undefined;
   readonly quotas?: string | undefined;
   readonly workers?: number | 'auto' | undefined;
+  /** Overrides server.admin_port. */
+  readonly adminPort?: number | undefined;
 }
 
 /** What serve needs of whatever it runs: reload on SIGHUP. */
@@ -66,7 +68,11 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   const shipped = options.demo === true ? MOCK_NODES_CONFIG : undefined;
   const source = { ...configSource(options.config, io, shipped), registry };
   const loaded = loadOrFail(source, io, 'nothing was started', (l) => log.warn(`config: ${l}`));
-  const config = withPortFlag(loaded, options.port);
+  const withAdmin =
+    options.adminPort === undefined
+      ? loaded
+      : { ...loaded, server: { ...loaded.server, adminPort: options.adminPort } };
+  const config = withPortFlag(withAdmin, options.port);
   const reloadSource = options.demo ? undefined : () => reloadWithPortFlag(source, options.port);
   if (cluster.isWorker) return runWorker(config, options, { registry, log, reloadSource });
   const workers = workerCount(options.workers ?? config.cluster?.workers ?? 1);

@@ -89,6 +89,8 @@ export interface NodeHealthSample {
   readonly healthy: boolean;
   /** Latency EMA in seconds; NaN when unmeasured. */
   readonly emaSeconds: number;
+  /** An operator took the node out of rotation (rpc_node_cordoned). */
+  readonly cordoned?: boolean;
 }
 
 /** A node's usage as read at scrape time. */

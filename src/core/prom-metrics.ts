@@ -78,6 +78,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #nodeHealthy: Gauge<string>;
   readonly #healthyNodes: Gauge<string>;
   readonly #latencyEma: Gauge<string>;
+  readonly #cordoned: Gauge<string>;
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
   #wsSource: () => WsSnapshot = () => EMPTY_WS_SNAPSHOT;
@@ -185,6 +186,13 @@ class PromMetrics implements ProxyMetrics {
       labelNames: ['node', 'tier'],
       registers,
       aggregator: 'average',
+    });
+    this.#cordoned = new Gauge({
+      name: 'rpc_node_cordoned',
+      help: 'Whether an operator cordoned an RPC node (it takes no new requests)',
+      labelNames: ['node'],
+      registers,
+      aggregator: 'max',
     });
     this.#registerQuotaGauges(registers);
     registerWsMetrics(registry, () => this.#wsSource());
@@ -294,6 +302,7 @@ class PromMetrics implements ProxyMetrics {
     }
     for (const index of series.skips) this.#skips.remove(index);
     this.#streamBreaks.remove(series.breaks);
+    this.#cordoned.remove(name);
     if (series.tier !== undefined) {
       this.#nodeHealthy.remove(name, series.tier);
       this.#latencyEma.remove(name, series.tier);
@@ -315,6 +324,7 @@ class PromMetrics implements ProxyMetrics {
       }
       this.#nodeHealthy.labels(sample.name, tier).set(sample.healthy ? 1 : 0);
       this.#latencyEma.labels(sample.name, tier).set(sample.emaSeconds);
+      this.#cordoned.labels(sample.name).set(sample.cordoned === true ? 1 : 0);
       if (sample.healthy) healthy++;
     }
     this.#healthyNodes.set(healthy);

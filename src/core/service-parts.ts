@@ -1,8 +1,10 @@
 /** The parts of a running service shared by one process and the primary of several workers. */
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
-import type { ClusterConfig, NodeConfig } from './config/types.js';
-import { startAdminServer, type AdminServer } from './http/admin-server.js';
+import type { ClusterConfig, Config, NodeConfig } from './config/types.js';
+import { handleOperatorRoute } from './admin/admin-routes.js';
+import type { Operator } from './admin/operator.js';
+import { startAdminServer, type AdminAccess, type AdminServer } from './http/admin-server.js';
 import type { QuotaFlusher } from './quota/quota-flusher.js';
 import { quotaReport } from './quota/quota-report.js';
 import type { RolloverEvent } from './quota/rollover.js';
@@ -19,6 +21,14 @@ import { wsUrlOf } from './ws/ws-url.js';
 
 /** The node configs now in force. */
 export type NodeList = () => readonly NodeConfig[];
+
+/** The status page is on the loopback metrics port too, unless the admin data needs a token. */
+export function statusOnMetricsPort(config: Config): boolean {
+  const server = config.server;
+  return (
+    server.enableMetrics && server.metricsPort !== undefined && server.adminToken === undefined
+  );
+}
 
 /** Logs billing-period resets (startup and flush ticks). */
 export function logRollover(logger: Logger, events: readonly RolloverEvent[]): void {
@@ -55,7 +65,7 @@ function thresholdWatcher(nodes: NodeList, ledger: UsageLedger, logger: Logger):
   };
 }
 
-/** Starts the loopback admin listener when `port` is set (usage, resets). */
+/** Starts the admin listener when `port` is set (usage, resets, the operator's routes). */
 export async function startAdmin(
   port: number | undefined,
   nodes: NodeList,
@@ -63,6 +73,8 @@ export async function startAdmin(
   flusher: QuotaFlusher,
   logger: Logger,
   coordinator: RedisCoordinator | undefined,
+  operator?: Operator,
+  access?: AdminAccess,
 ): Promise<AdminServer | undefined> {
   if (port === undefined) return undefined;
   const report = () =>
@@ -84,12 +96,25 @@ export async function startAdmin(
         if (error) throw error;
         return report();
       },
+      routes:
+        operator &&
+        ((req, res, path) =>
+          handleOperatorRoute(req, res, path, operator, logger, access?.token !== undefined)),
     },
     logger,
+    access,
   );
+  const host = access?.host ?? '127.0.0.1';
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${admin.port}`;
   logger.info(
-    { url: `http://127.0.0.1:${admin.port}/admin/quota` },
-    'admin listener (loopback only)',
+    {
+      url: `${base}/admin/nodes`,
+      status_page: `${base}/status`,
+      token: access?.token !== undefined,
+    },
+    access?.token === undefined
+      ? 'admin listener (loopback only)'
+      : 'admin listener (bearer token required)',
   );
   return admin;
 }

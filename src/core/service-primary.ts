@@ -11,11 +11,15 @@ import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
+import { handleStatusRoute } from './admin/admin-routes.js';
+import { FleetOperator } from './admin/fleet-operator.js';
+import type { NodeView } from './admin/node-view.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import type { Config, LoadResult } from './config/types.js';
 import { coordinatedNodes } from './cluster/coordinated-nodes.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { WorkerHub } from './cluster/worker-hub.js';
+import { WorkerAsks } from './cluster/worker-asks.js';
 import { StartupError } from './errors.js';
 import type { AdminServer } from './http/admin-server.js';
 import { fleetHealthReport, type WorkerNodeHealth } from './http/health.js';
@@ -31,7 +35,14 @@ import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
 import { LocalUsageLedger } from './quota/usage-ledger.js';
 import { diffNodes } from './routing/topology.js';
 import type { ReloadOutcome } from './service-reload.js';
-import { joinFleet, logNodes, logRollover, startAdmin, startTimers } from './service-parts.js';
+import {
+  joinFleet,
+  logNodes,
+  logRollover,
+  startAdmin,
+  startTimers,
+  statusOnMetricsPort,
+} from './service-parts.js';
 import { WORKER_SYNC_MS, type PrimaryCommand, type WorkerMessage } from './service-worker.js';
 
 /** How to start the primary. */
@@ -92,6 +103,21 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     `${await aggregator.clusterMetrics()}${await registry.metrics()}`;
   let closing = false;
   let crashes = 0;
+  const asks = new WorkerAsks();
+  const live = (): Worker[] =>
+    Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
+  const operator = new FleetOperator({
+    nodes: () => config.nodes,
+    used: (name) => ledger.counter(name).used,
+    clock,
+    logger,
+    reload: () => reload(),
+    workerViews: async () =>
+      (await asks.ask(live(), (id): PrimaryCommand => ({ t: 'view', id }), tell)) as NodeView[][],
+    applyCordons: async (cordoned) => {
+      await asks.ask(live(), (id): PrimaryCommand => ({ t: 'cordon', id, cordoned }), tell);
+    },
+  });
 
   const fork = (): void => {
     const worker = cluster.fork(options.workerEnv);
@@ -103,11 +129,15 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const onMessage = (worker: Worker, message: WorkerMessage): void => {
     if (message.t === 'sync') {
       health.set(worker.id, message.health);
-      tell(worker, hub.sync(worker.id, message));
+      operator.penalties(message.penalties);
+      tell(worker, { ...hub.sync(worker.id, message), cordoned: operator.cordoned });
+    } else if (message.t === 'reply') {
+      asks.answer(message.id, message.value);
     } else if (message.t === 'ask') {
+      const cordoned = new Set(operator.cordoned);
       const answer =
         message.what === 'health'
-          ? Promise.resolve(fleetHealthReport(config.nodes, [...health.values()]))
+          ? Promise.resolve(fleetHealthReport(config.nodes, [...health.values()], cordoned))
           : renderMetrics();
       answer.then(
         (value) => tell(worker, { t: 'answer', id: message.id, value }),
@@ -143,11 +173,18 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
       flusher,
       logger,
       coordinator,
+      operator,
+      { host: config.server.adminHost, token: config.server.adminToken },
     );
     acquireServerLock(quotasPath, admin?.port ?? null);
     if (config.server.enableMetrics && config.server.metricsPort !== undefined) {
       metricsServer = createServer((req, res) => {
-        if ((req.url ?? '/').split('?')[0] !== '/metrics') return sendStatus(res, 404, 'Not Found');
+        const path = (req.url ?? '/').split('?')[0]!;
+        if (path !== '/metrics') {
+          const page =
+            statusOnMetricsPort(config) && handleStatusRoute(req, res, path, operator, logger);
+          return page ? undefined : sendStatus(res, 404, 'Not Found');
+        }
         renderMetrics().then(
           (text) => sendBytes(res, 200, registry.contentType, text),
           () => sendStatus(res, 500, 'metrics unavailable'),
@@ -188,7 +225,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     'cascade primary: workers share the port',
   );
 
-  const reload = (): ReloadOutcome => {
+  function reload(): ReloadOutcome {
     if (closing) return { ok: false, problems: ['shutting down; reload ignored'] };
     const result = options.reloadSource?.();
     if (result?.config === undefined) {
@@ -204,6 +241,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     const diff = diffNodes(config.nodes, result.config.nodes);
     config = { ...result.config, server: config.server, cluster: config.cluster };
     flusher.applyNodeSet(config.nodes);
+    operator.retain();
     for (const worker of Object.values(cluster.workers ?? {}))
       if (worker) tell(worker, { t: 'reload' });
     logger.info(
@@ -211,7 +249,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
       `config reloaded: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}`,
     );
     return { ok: true, diff, needsRestart: [] };
-  };
+  }
 
   const close = async (): Promise<PrimarySummary> => {
     closing = true;

@@ -7,6 +7,8 @@
  * when to drain, and it leaves if the primary goes away.
  */
 import type { Logger } from 'pino';
+import { LocalOperator } from './admin/local-operator.js';
+import type { NodeView } from './admin/node-view.js';
 import type { Clock } from './clock.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import type { Config, LoadResult } from './config/types.js';
@@ -25,8 +27,12 @@ const READY_AFTER_STATES = 5;
 
 /** Messages a worker receives from the primary, besides sync answers. */
 export type PrimaryCommand =
-  | PrimaryState
+  | (PrimaryState & { readonly cordoned?: readonly string[] })
   | { readonly t: 'reload' }
+  /** The primary asks for this worker's node rows (GET /admin/nodes). */
+  | { readonly t: 'view'; readonly id: number }
+  /** The cordoned nodes now: apply, then reply. */
+  | { readonly t: 'cordon'; readonly id: number; readonly cordoned: readonly string[] }
   | { readonly t: 'shutdown' }
   | { readonly t: 'answer'; readonly id: number; readonly value: unknown };
 
@@ -34,6 +40,8 @@ export type PrimaryCommand =
 export type WorkerMessage =
   | (WorkerSync & { readonly health: Record<string, readonly [number, number]> })
   | { readonly t: 'ask'; readonly id: number; readonly what: 'health' | 'metrics' }
+  /** The answer to the primary's `view` (the rows) or `cordon` (null, once applied). */
+  | { readonly t: 'reply'; readonly id: number; readonly value: readonly NodeView[] | null }
   | { readonly t: 'bye' };
 
 /** How to start a worker. */
@@ -93,6 +101,18 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     fleetView: { health: () => ask<HealthReport>('health'), metrics: () => ask<string>('metrics') },
   });
 
+  // Only asked for when the primary has an admin listener.
+  const operator =
+    options.config.server.adminPort === undefined
+      ? undefined
+      : new LocalOperator(server.topology, clock, options.logger, () => ({
+          ok: false,
+          problems: ['the primary reloads'],
+        }));
+  const applyCordons = (cordoned: readonly string[]): void => {
+    for (const node of server.topology.table.all) node.cordoned = cordoned.includes(node.name);
+  };
+
   const report = (): Promise<void> => {
     const demand: Record<string, readonly [number, number]> = {};
     const health: Record<string, readonly [number, number]> = {};
@@ -115,7 +135,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
 
-  const apply = (state: PrimaryState): void => {
+  const apply = (state: PrimaryState & { readonly cordoned?: readonly string[] }): void => {
     const now = clock.now();
     for (const [name, [used, epoch]] of Object.entries(state.totals)) {
       ledger.settle(name, { used, epoch });
@@ -129,6 +149,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       if (seconds === 0) node.penalty.clear();
       else node.penalty.penalize(now, seconds);
     }
+    if (state.cordoned !== undefined) applyCordons(state.cordoned);
     // A few answers: this worker has its shares, and the others have made room for them.
     if (++states === READY_AFTER_STATES) ready();
   };
@@ -137,7 +158,12 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     if (message.t === 'state') apply(message);
     else if (message.t === 'answer') asks.get(message.id)?.(message.value);
     else if (message.t === 'reload') reload(server, options);
-    else if (message.t === 'shutdown') stop();
+    else if (message.t === 'view')
+      void send({ t: 'reply', id: message.id, value: operator?.views() ?? [] });
+    else if (message.t === 'cordon') {
+      applyCordons(message.cordoned);
+      void send({ t: 'reply', id: message.id, value: null });
+    } else if (message.t === 'shutdown') stop();
   });
   // The primary drains the workers; a signal to the whole process group must not cut one short.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
@@ -152,6 +178,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
   // connection, WebSocket or not, to one worker, whose sockets and subscriptions stay there.
   const ws = await startWs(server, options);
   await stopped;
+  operator?.stop();
   await ws.close();
   await server.close();
   clearInterval(timer);

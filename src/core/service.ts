@@ -21,8 +21,11 @@ import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { topologyTarget } from './cluster/topology-target.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import { applyReload, type ReloadOutcome } from './service-reload.js';
+import { handleStatusRoute } from './admin/admin-routes.js';
+import { LocalOperator } from './admin/local-operator.js';
 import {
   joinFleet,
+  statusOnMetricsPort,
   logNodes,
   logRollover,
   startAdmin,
@@ -103,6 +106,8 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   let admin: AdminServer | undefined;
   let coordinator: RedisCoordinator | undefined;
   let ws: WsGateway | undefined;
+  let operator: LocalOperator | undefined;
+  let reload: () => ReloadOutcome = () => ({ ok: false, problems: ['still starting'] });
   const flusher = new QuotaFlusher({
     ledger,
     path: quotasPath,
@@ -122,7 +127,14 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       accessLog: options.accessLog,
       clock: options.clock,
       metrics: options.metrics,
+      onNodeHealth: (name, seconds) => operator?.nodeHealth(name, seconds),
+      metricsRoutes: (req, res, path) =>
+        statusOnMetricsPort(config) &&
+        operator !== undefined &&
+        handleStatusRoute(req, res, path, operator, logger),
     });
+    if (config.server.adminPort !== undefined || statusOnMetricsPort(config))
+      operator = new LocalOperator(server.topology, clock, logger, () => reload());
     if (shared) {
       const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
       const target = topologyTarget(server.topology, ledger, clock, onRollover);
@@ -139,9 +151,19 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     await server.listen();
     ws = await startWs(server, options);
     const nodes = server.nodes.bind(server);
-    admin = await startAdmin(config.server.adminPort, nodes, ledger, flusher, logger, coordinator);
+    admin = await startAdmin(
+      config.server.adminPort,
+      nodes,
+      ledger,
+      flusher,
+      logger,
+      coordinator,
+      operator,
+      { host: config.server.adminHost, token: config.server.adminToken },
+    );
     acquireServerLock(quotasPath, admin?.port ?? null);
   } catch (err) {
+    operator?.stop();
     await admin?.close();
     await ws?.close();
     await coordinator?.stop();
@@ -169,6 +191,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
 
   const close = async (): Promise<ShutdownSummary> => {
     stopTimers();
+    operator?.stop();
     await admin?.close();
     // Upgraded sockets keep the HTTP listener from closing: clients get 1012 first.
     await gateway.close();
@@ -189,16 +212,17 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     return { code, requests: running.requestCounts(), usage };
   };
 
+  reload = () => {
+    if (closing === undefined) return applyReload(running, flusher, logger, options.reloadSource);
+    logger.warn('shutting down; reload ignored');
+    return { ok: false, problems: ['shutting down; reload ignored'] };
+  };
   return {
     server: running,
     adminPort: admin?.port,
     quotasPath,
     ws: gateway,
-    reload: () => {
-      if (closing === undefined) return applyReload(running, flusher, logger, options.reloadSource);
-      logger.warn('shutting down; reload ignored');
-      return { ok: false, problems: ['shutting down; reload ignored'] };
-    },
+    reload: () => reload(),
     close: () => (closing ??= close()),
   };
 }

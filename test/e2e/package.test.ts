@@ -66,17 +66,18 @@ function tree(dir: string): string[] {
 }
 
 describe('npm pack', () => {
-  it('holds dist/ JavaScript, config/, monitoring/, package.json and README.md only', () => {
+  it('holds dist/ JavaScript, config/, monitoring/, web/, package.json and README.md only', () => {
     const files = pack.files.map((file) => file.path);
     for (const file of files) {
       expect(file).toMatch(
-        /^(dist\/.+\.js|config\/.+\.toml|monitoring\/.+|package\.json|README\.md)$/,
+        /^(dist\/.+\.js|config\/.+\.toml|monitoring\/.+|web\/status\.html|package\.json|README\.md)$/,
       );
       expect(file).not.toMatch(/\.map$|\.test\.js$|hotpath/);
     }
     expect(files).toEqual(expect.arrayContaining(tree('monitoring')));
     expect(files).toContain('config/balancer_config/mock_nodes.toml');
     expect(files).toContain('config/provider_config/helius.toml');
+    expect(files).toContain('web/status.html');
   });
 
   it('ships exactly the build of the current sources (nothing stale, nothing missing)', () => {

@@ -115,6 +115,46 @@ describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
     expect(metrics).toMatch(/^cascade_cluster_members 1$/m);
   });
 
+  it("describes the whole proxy on the primary's admin listener, and cordons in every worker", async () => {
+    const upstream = await recordingUpstream();
+    const { url, admin } = await startWorkers(upstream.url, '');
+    for (let i = 0; i < 20; i++) expect(await post(url, i), proxy!.output()).toBe(200);
+    const nodes = async () =>
+      (await (await fetch(`http://127.0.0.1:${admin}/admin/nodes`)).json()) as {
+        workers: number;
+        nodes: Array<{
+          name: string;
+          state: string;
+          requests_last_minute: number;
+          credits_used: number;
+        }>;
+      };
+    const before = await nodes();
+    expect(before.workers).toBe(2);
+    // Both workers' traffic, added up: every request once.
+    expect(before.nodes).toEqual([
+      expect.objectContaining({ name: 'n', state: 'up', requests_last_minute: 20 }),
+    ]);
+    const cordon = await fetch(`http://127.0.0.1:${admin}/admin/nodes/n/cordon`, {
+      method: 'POST',
+    });
+    expect(cordon.status).toBe(200);
+    const received = (await upstream.report()).arrivals.length;
+    // Whichever worker takes them, nothing reaches the cordoned node (its only node: 502).
+    const during = await Promise.all([1, 2, 3, 4, 5, 6].map((id) => post(url, 100 + id)));
+    expect(during).toEqual([502, 502, 502, 502, 502, 502]);
+    expect((await upstream.report()).arrivals.length).toBe(received);
+    expect((await nodes()).nodes[0]!.state).toBe('cordoned');
+    const health = (await (await fetch(`${url}/health`)).json()) as {
+      nodes: Array<{ cordoned?: boolean }>;
+    };
+    expect(health.nodes[0]!.cordoned).toBe(true);
+    await fetch(`http://127.0.0.1:${admin}/admin/nodes/n/uncordon`, { method: 'POST' });
+    const after = await Promise.all([1, 2, 3, 4].map((id) => post(url, 200 + id)));
+    expect(after).toEqual([200, 200, 200, 200]);
+    expect(await proxy!.stop('SIGTERM')).toBe(0);
+  });
+
   it('replaces a worker that crashed; its permits come back', async () => {
     const upstream = await recordingUpstream(150);
     const { url } = await startWorkers(upstream.url, 'max_concurrent = 4');

@@ -64,6 +64,10 @@ export function serverConfig(overrides: Partial<ServerConfig> = {}): ServerConfi
     compressionMinBytes: 1024,
     keepAliveTimeoutMs: 5000,
     trustedProxies: [],
+    adminHost: '127.0.0.1',
+    adminTokenEnv: 'CASCADE_ADMIN_TOKEN',
+    adminToken: undefined,
+    routingHeaders: false,
     ...overrides,
   };
 }

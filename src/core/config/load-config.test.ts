@@ -33,8 +33,8 @@ function load(config: BalancerConfigSpec | string, options: LoadOptions = {}): L
   return loadConfig({ cwd: temp.dir, configPath: 'config.toml', env: options.env ?? {} });
 }
 
-function loadServer(server: TomlFields): LoadResult {
-  return load({ server });
+function loadServer(server: TomlFields, env: NodeJS.ProcessEnv = {}): LoadResult {
+  return load({ server }, { env });
 }
 
 function loadNode(overrides: TomlFields, env: NodeJS.ProcessEnv = {}): LoadResult {
@@ -77,33 +77,43 @@ describe('loadConfig: [server]', () => {
       compressionMinBytes: 1024,
       keepAliveTimeoutMs: 5000,
       trustedProxies: [],
+      adminHost: '127.0.0.1',
+      adminTokenEnv: 'CASCADE_ADMIN_TOKEN',
+      adminToken: undefined,
+      routingHeaders: false,
     });
     expect(DEFAULT_MAX_BODY_BYTES).toBe(2 * 1024 * 1024);
   });
 
   it('reads every [server] key it documents', () => {
-    const result = loadServer({
-      host: '::1',
-      port: 0,
-      enable_metrics: true,
-      max_body_bytes: raw('4_194_304'),
-      quotas_path: 'state/quotas.json',
-      max_batch_size: 7,
-      metrics_port: 9464,
-      admin_port: 3099,
-      quota_flush_seconds: 5,
-      request_timeout_ms: 3000,
-      attempt_timeout_ms: 1500,
-      ws_port: 3001,
-      ws_max_connections_per_ip: 10,
-      ws_max_subscriptions_per_connection: 100,
-      ws_max_messages_per_second: 50,
-      ws_max_buffered_bytes: raw('1_048_576'),
-      cors_origins: raw('["https://app.example", "http://127.0.0.1:5173"]'),
-      compression_min_bytes: 0,
-      keep_alive_timeout_ms: 65000,
-      trusted_proxies: raw('["10.0.0.0/8", "2001:db8::1"]'),
-    });
+    const result = loadServer(
+      {
+        host: '::1',
+        port: 0,
+        enable_metrics: true,
+        max_body_bytes: raw('4_194_304'),
+        quotas_path: 'state/quotas.json',
+        max_batch_size: 7,
+        metrics_port: 9464,
+        admin_port: 3099,
+        quota_flush_seconds: 5,
+        request_timeout_ms: 3000,
+        attempt_timeout_ms: 1500,
+        ws_port: 3001,
+        ws_max_connections_per_ip: 10,
+        ws_max_subscriptions_per_connection: 100,
+        ws_max_messages_per_second: 50,
+        ws_max_buffered_bytes: raw('1_048_576'),
+        cors_origins: raw('["https://app.example", "http://127.0.0.1:5173"]'),
+        compression_min_bytes: 0,
+        keep_alive_timeout_ms: 65000,
+        trusted_proxies: raw('["10.0.0.0/8", "2001:db8::1"]'),
+        admin_host: '0.0.0.0',
+        admin_token_env: 'OPS_TOKEN',
+        routing_headers: true,
+      },
+      { OPS_TOKEN: 'secret-token' },
+    );
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([]);
     expect(result.config?.server).toEqual({
@@ -127,6 +137,10 @@ describe('loadConfig: [server]', () => {
       compressionMinBytes: 0,
       keepAliveTimeoutMs: 65000,
       trustedProxies: ['10.0.0.0/8', '2001:db8::1'],
+      adminHost: '0.0.0.0',
+      adminTokenEnv: 'OPS_TOKEN',
+      adminToken: 'secret-token',
+      routingHeaders: true,
     });
   });
 
@@ -240,10 +254,36 @@ describe('loadConfig: [server]', () => {
       'must be between 0 and 65535, got -5',
     ],
     ['admin_port a float', { admin_port: 3099.1 }, 'server.admin_port', 'got the float 3099.1'],
+    [
+      'an admin listener on every interface without a token',
+      { admin_port: 3099, admin_host: '0.0.0.0' },
+      'server.admin_host',
+      'the admin listener on 0.0.0.0 would be reachable from other machines, and CASCADE_ADMIN_TOKEN is not set',
+    ],
+    [
+      'a token variable that is no name',
+      { admin_token_env: 'hunter2 secret' },
+      'server.admin_token_env',
+      'is not an environment variable name',
+    ],
+    [
+      'routing_headers quoted',
+      { routing_headers: 'true' },
+      'server.routing_headers',
+      'true or false',
+    ],
   ])('rejects %s', (_case, server, at, message) => {
     const result = loadServer(server);
     expect(result.config).toBeUndefined();
     expect(onlyAt(result.errors, at).message).toContain(message);
+  });
+
+  it('binds the admin listener elsewhere once its token variable is set', () => {
+    const server = { admin_port: 3099, admin_host: '0.0.0.0', admin_token_env: 'OPS_TOKEN' };
+    expect(loadServer(server).errors.map((e) => e.message)).toEqual([
+      'the admin listener on 0.0.0.0 would be reachable from other machines, and OPS_TOKEN is not set',
+    ]);
+    expect(loadServer(server, { OPS_TOKEN: 't0ken' }).config?.server.adminToken).toBe('t0ken');
   });
 
   it('never coerces a wrong type to the default', () => {

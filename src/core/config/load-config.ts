@@ -191,7 +191,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
       );
     }
   }
-  const server = readServerSection(doc, file, problems);
+  const server = readServerSection(doc, file, problems, env);
   const cluster = readClusterSection(doc, file, env, problems);
   const entries = readNodes(doc, file, env, problems);
   const priceLists = new Map<string, PriceList | undefined>();

@@ -1,4 +1,5 @@
 import { isIPv4 } from 'node:net';
+import { ADMIN_KEYS, readAdminFields } from './admin-fields.js';
 import { readOriginList } from './origin-list.js';
 import type { ProblemList } from './problem-list.js';
 import { readProxyRanges } from './proxy-ranges.js';
@@ -43,6 +44,7 @@ const SERVER_KEYS = [
   'compression_min_bytes',
   'keep_alive_timeout_ms',
   'trusted_proxies',
+  ...ADMIN_KEYS,
 ] as const;
 
 /** WebSocket connections per client IP when `ws_max_connections_per_ip` is not set. */
@@ -68,6 +70,7 @@ export function readServerSection(
   doc: Table,
   file: string,
   problems: ProblemList,
+  env: NodeJS.ProcessEnv = process.env,
 ): ServerConfig | undefined {
   const section = doc.server;
   if (section === undefined) {
@@ -153,6 +156,7 @@ export function readServerSection(
   const corsOrigins = readOriginList(section.cors_origins, file, problems);
   r.accept('trusted_proxies');
   const trustedProxies = readProxyRanges(section.trusted_proxies, file, problems);
+  const admin = readAdminFields(r, env, file, problems);
   r.rejectUnknown(SERVER_KEYS);
   if (ws.wsPort !== undefined && ws.wsPort !== 0 && ws.wsPort === port) {
     problems.error(
@@ -183,6 +187,14 @@ export function readServerSection(
       'server.quotas_path',
       'must not be empty',
       'omit it for quotas.json in the working directory',
+    );
+  }
+  if (adminPort !== undefined && admin.adminToken === undefined && !isLoopback(admin.adminHost)) {
+    problems.error(
+      file,
+      'server.admin_host',
+      `the admin listener on ${admin.adminHost} would be reachable from other machines, and ${admin.adminTokenEnv} is not set`,
+      `set ${admin.adminTokenEnv} to a long random token (clients send "Authorization: Bearer <token>"), or omit admin_host for 127.0.0.1`,
     );
   }
   if (
@@ -218,6 +230,7 @@ export function readServerSection(
     keepAliveTimeoutMs: keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     trustedProxies,
     ...ws,
+    ...admin,
   };
 }
 

@@ -90,6 +90,14 @@ export interface ServerConfig {
   readonly keepAliveTimeoutMs: number;
   /** Peers whose `X-Forwarded-For` is believed: IPs and CIDR ranges, as written. */
   readonly trustedProxies: readonly string[];
+  /** Where the admin listener binds (loopback unless a token is set). */
+  readonly adminHost: string;
+  /** The environment variable holding the admin bearer token. */
+  readonly adminTokenEnv: string;
+  /** The admin bearer token (a secret); undefined = no token asked. */
+  readonly adminToken: string | undefined;
+  /** Answers carry x-cascade-node / -attempts / -credits (they disclose provider names). */
+  readonly routingHeaders: boolean;
 }
 
 /** One `[[nodes]]` entry, validated and resolved. */

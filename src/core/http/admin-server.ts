@@ -1,8 +1,11 @@
 /**
- * The admin listener: always bound to 127.0.0.1, only when `[server] admin_port` is set. It
- * serves what `cascade quota` needs from a running server — live usage, and resets that the
- * server's next flush cannot undo.
+ * The admin listener, only when `[server] admin_port` is set: on 127.0.0.1 unless
+ * `admin_host` says otherwise (which needs a token). It serves what `cascade quota` needs from
+ * a running server — live usage, and resets that the server's next flush cannot undo — and
+ * the operator's routes (core/admin). With a token, every route but the static status page
+ * asks for `Authorization: Bearer <token>`.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { QuotaRow } from '../quota/quota-report.js';
@@ -16,6 +19,24 @@ export interface AdminHandlers {
   /** Zeroes usage of `names` and persists it; resolves with the new report. */
   reset(names: readonly string[]): Promise<QuotaRow[]>;
   nodeNames(): readonly string[];
+  /** More routes (the operator's); true when handled. */
+  routes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+}
+
+/** Where the admin listener binds and what it asks of callers. */
+export interface AdminAccess {
+  readonly host: string;
+  /** Bearer token every admin request must carry; undefined = none (loopback only). */
+  readonly token: string | undefined;
+}
+
+const LOOPBACK: AdminAccess = { host: '127.0.0.1', token: undefined };
+
+/** Whether the request carries the token (compared in constant time). */
+function authorized(req: IncomingMessage, token: string): boolean {
+  const given = Buffer.from(req.headers.authorization ?? '');
+  const wanted = Buffer.from(`Bearer ${token}`);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
 const MAX_ADMIN_BODY = 64 * 1024;
@@ -51,8 +72,18 @@ function handleSafely(
   res: ServerResponse,
   handlers: AdminHandlers,
   logger: Logger,
+  token: string | undefined,
 ): void {
   try {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (token !== undefined && path !== '/status' && !authorized(req, token)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return sendJson(res, 401, {
+        error:
+          'the admin listener needs "Authorization: Bearer <token>" (the token is in the variable server.admin_token_env names)',
+      });
+    }
+    if (handlers.routes?.(req, res, path)) return;
     handle(req, res, handlers, logger);
   } catch (err) {
     logger.error({ err }, 'admin request failed');
@@ -103,14 +134,17 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-/** Starts the admin listener on 127.0.0.1:`port`. */
+/** Starts the admin listener on `access.host` (default 127.0.0.1):`port`. */
 export async function startAdminServer(
   port: number,
   handlers: AdminHandlers,
   logger: Logger,
+  access: AdminAccess = LOOPBACK,
 ): Promise<AdminServer> {
-  const server: Server = createServer((req, res) => handleSafely(req, res, handlers, logger));
-  const bound = await listen(server, '127.0.0.1', port, 'admin');
+  const server: Server = createServer((req, res) =>
+    handleSafely(req, res, handlers, logger, access.token),
+  );
+  const bound = await listen(server, access.host, port, 'admin');
   return {
     port: bound,
     close: () =>

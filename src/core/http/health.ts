@@ -6,6 +6,13 @@ export interface NodeHealth {
   readonly tier: number;
   readonly status: 'up' | 'down' | 'unknown';
   readonly latency_ms: number | null;
+  /** Present (true) when an operator cordoned the node: it takes no new requests. */
+  readonly cordoned?: true;
+}
+
+/** Marks a cordoned node (it no longer counts as active). */
+function withCordon(entry: NodeHealth, cordoned: boolean): NodeHealth {
+  return cordoned ? { ...entry, cordoned: true } : entry;
 }
 
 /** The GET /health document (CascadeRPC's shape and key order). */
@@ -19,24 +26,27 @@ export interface HealthReport {
 /**
  * Health from state the traffic already produced — never by probing. A penalized node is
  * down; one never answered successfully is unknown (and counts as active: the router will
- * offer it a request); otherwise up with its latency EMA in whole milliseconds.
+ * offer it a request); otherwise up with its latency EMA in whole milliseconds. A cordoned
+ * node says so and does not count as active.
  */
 export function healthReport(table: RoutingTable, now: number): HealthReport {
-  const nodes = table.all.map((node): NodeHealth => {
-    if (node.penalty.isActive(now)) {
-      return { name: node.name, tier: node.config.tier, status: 'down', latency_ms: null };
-    }
-    if (!node.ema.isMeasured) {
-      return { name: node.name, tier: node.config.tier, status: 'unknown', latency_ms: null };
-    }
-    return {
-      name: node.name,
-      tier: node.config.tier,
-      status: 'up',
-      latency_ms: Math.floor(node.ema.micros / 1000),
-    };
-  });
+  const nodes = table.all.map((node) => withCordon(nodeHealth(node, now), node.cordoned));
   return summarize(nodes);
+}
+
+function nodeHealth(node: RoutingTable['all'][number], now: number): NodeHealth {
+  if (node.penalty.isActive(now)) {
+    return { name: node.name, tier: node.config.tier, status: 'down', latency_ms: null };
+  }
+  if (!node.ema.isMeasured) {
+    return { name: node.name, tier: node.config.tier, status: 'unknown', latency_ms: null };
+  }
+  return {
+    name: node.name,
+    tier: node.config.tier,
+    status: 'up',
+    latency_ms: Math.floor(node.ema.micros / 1000),
+  };
 }
 
 /** One worker's view of one node: ms of penalty left (0 = none), latency EMA in µs (-1 = none). */
@@ -49,24 +59,32 @@ export type WorkerNodeHealth = readonly [number, number];
 export function fleetHealthReport(
   nodes: ReadonlyArray<{ readonly name: string; readonly tier: number }>,
   workers: ReadonlyArray<Readonly<Record<string, WorkerNodeHealth>>>,
+  cordoned: ReadonlySet<string> = new Set(),
 ): HealthReport {
-  const entries = nodes.map((node): NodeHealth => {
-    const views = workers.map((worker) => worker[node.name]).filter((v) => v !== undefined);
-    if (views.some(([down]) => down > 0)) {
-      return { name: node.name, tier: node.tier, status: 'down', latency_ms: null };
-    }
-    const measured = views.map(([, ema]) => ema).filter((ema) => ema >= 0);
-    if (measured.length === 0) {
-      return { name: node.name, tier: node.tier, status: 'unknown', latency_ms: null };
-    }
-    const mean = measured.reduce((a, b) => a + b, 0) / measured.length;
-    return { name: node.name, tier: node.tier, status: 'up', latency_ms: Math.floor(mean / 1000) };
-  });
+  const entries = nodes.map((node) =>
+    withCordon(fleetNodeHealth(node, workers), cordoned.has(node.name)),
+  );
   return summarize(entries);
 }
 
+function fleetNodeHealth(
+  node: { readonly name: string; readonly tier: number },
+  workers: ReadonlyArray<Readonly<Record<string, WorkerNodeHealth>>>,
+): NodeHealth {
+  const views = workers.map((worker) => worker[node.name]).filter((v) => v !== undefined);
+  if (views.some(([down]) => down > 0)) {
+    return { name: node.name, tier: node.tier, status: 'down', latency_ms: null };
+  }
+  const measured = views.map(([, ema]) => ema).filter((ema) => ema >= 0);
+  if (measured.length === 0) {
+    return { name: node.name, tier: node.tier, status: 'unknown', latency_ms: null };
+  }
+  const mean = measured.reduce((a, b) => a + b, 0) / measured.length;
+  return { name: node.name, tier: node.tier, status: 'up', latency_ms: Math.floor(mean / 1000) };
+}
+
 function summarize(nodes: readonly NodeHealth[]): HealthReport {
-  const active = nodes.filter((node) => node.status !== 'down').length;
+  const active = nodes.filter((node) => node.status !== 'down' && node.cordoned !== true).length;
   const status = active === 0 ? 'critical' : active < nodes.length ? 'degraded' : 'ok';
   return { status, active_nodes: active, total_nodes: nodes.length, nodes };
 }

@@ -47,6 +47,20 @@ export interface ProxyHandlerContext {
   readonly counts: Float64Array;
   /** Set when shutdown starts: answers then close their connection. */
   readonly drain: { active: boolean };
+  /** `[server] routing_headers`: answers say which node(s) served, after how many attempts, at what price. */
+  readonly routingHeaders: boolean;
+}
+
+/** The routing headers (only with `routing_headers = true`: they disclose provider names). */
+function setRoutingHeaders(
+  res: ServerResponse,
+  node: string | undefined,
+  attempts: number,
+  credits: number,
+): void {
+  if (node !== undefined && node !== '') res.setHeader('x-cascade-node', node);
+  res.setHeader('x-cascade-attempts', attempts);
+  res.setHeader('x-cascade-credits', credits);
 }
 
 function forwardHeaders(req: IncomingMessage): ForwardHeaders {
@@ -79,6 +93,10 @@ function finish(exchange: Exchange, outcome: number): number {
 
 function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteResult): number {
   const { req, res, ctx } = exchange;
+  if (ctx.routingHeaders) {
+    const node = result.kind === 'answer' ? result.node : undefined;
+    setRoutingHeaders(res, node, result.attempts, result.credits);
+  }
   if (result.kind === 'answer') {
     const contentType = result.contentType ?? 'application/json';
     const body = result.body;
@@ -206,6 +224,8 @@ async function proxyBatch(batch: readonly BatchElement[], exchange: Exchange): P
   }
   const result = await routeBatch(batch, forwardHeaders(req), ctx.route);
   lastOnConnection(exchange);
+  if (ctx.routingHeaders)
+    setRoutingHeaders(res, result.nodes.join(','), result.attempts, result.credits);
   if (result.body === '') {
     // Only notifications: nothing is owed (JSON-RPC 2.0 §6), so no body at all.
     res.writeHead(204).end();

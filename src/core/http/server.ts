@@ -46,6 +46,8 @@ export interface ProxyServerOptions {
     health(): Promise<HealthReport>;
     metrics(): Promise<string>;
   };
+  /** Routes of the loopback metrics listener besides /metrics (the status page). True when handled. */
+  readonly metricsRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
   /** Extra routes (admin, quota) tried before the 404. Return true when handled. */
   readonly extraRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 }
@@ -130,6 +132,7 @@ export class ProxyServer {
       accessLog: options.accessLog ?? false,
       counts: new Float64Array(REQUEST_OUTCOMES.length),
       drain: { active: false },
+      routingHeaders: server.routingHeaders,
     };
     this.#cors = CorsPolicy.from(server.corsOrigins);
     this.#server = createServer(listenerOptions(server.keepAliveTimeoutMs), (req, res) =>
@@ -274,6 +277,7 @@ export class ProxyServer {
       tier: node.config.tier,
       healthy: !node.penalty.isActive(now),
       emaSeconds: node.ema.isMeasured ? node.ema.micros / 1e6 : NaN,
+      cordoned: node.cordoned,
     }));
     this.metrics.publishHealth(samples);
     this.#logPenaltyChanges(now);
@@ -335,7 +339,9 @@ export class ProxyServer {
   }
 
   #onMetricsOnly(req: IncomingMessage, res: ServerResponse): void {
-    if (pathOf(req.url) === '/metrics') return this.#serveMetrics(req, res);
+    const path = pathOf(req.url);
+    if (path === '/metrics') return this.#serveMetrics(req, res);
+    if (this.#options.metricsRoutes?.(req, res, path)) return;
     sendStatus(res, 404, 'Not Found');
   }
 

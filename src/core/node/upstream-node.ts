@@ -64,6 +64,16 @@ export class UpstreamNode {
   /** Set when a reload removed the node: requests still walking an old table skip it. */
   retired = false;
   /**
+   * Set by an operator (admin API): the node takes no new requests, in-flight ones finish.
+   * Kept across reloads that keep the node; a restart clears it.
+   */
+  cordoned = false;
+  /** Attempts answered or failed so far, and how many of them failed (the admin view samples them). */
+  attempts = 0;
+  failures = 0;
+  /** Why the node was last penalized (for the admin view). */
+  penaltyReason = '';
+  /**
    * Set when the node answered a well-formed batch with a single -32700/-32600 error (it does
    * not take batches): it is then sent one element per attempt. Cleared when its URL changes.
    */

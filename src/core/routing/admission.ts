@@ -4,7 +4,7 @@
  * grouped per node) call it, so the rule that decides where money is spent exists once.
  *
  * Per node, in this order (docs/routing.md, "How a request is routed"):
- *   retired by a reload / already tried by every candidate → pass over silently
+ *   retired by a reload / cordoned / tried by every candidate → pass over silently
  *   penalized (unless the request fails open)             → skip: penalized
  *   per candidate: the node prices its method              → else skip: method_unsupported
  *   per candidate: usage at or under the spillover threshold → else skip: quota_exhausted
@@ -89,7 +89,7 @@ export function admit(
   permitHeld = false,
 ): Attempt | undefined {
   let attempt: Attempt | undefined;
-  const first = node.retired ? -1 : firstUntried(node, group);
+  const first = node.retired || node.cordoned ? -1 : firstUntried(node, group);
   if (first === -1) {
     if (permitHeld) node.permits.release();
     return undefined;

@@ -135,6 +135,7 @@ export function penalizeNode(
   // During an outage every fail-open attempt fails again: log the transition only.
   const wasActive = node.penalty.isActive(now);
   node.penalty.penalize(now, retryAfter);
+  node.penaltyReason = reason;
   if (!wasActive) events.penalized(node, reason, penaltySeconds(retryAfter));
 }
 
@@ -144,6 +145,8 @@ function record(attempt: Attempt, verdict: Verdict, response: AttemptResponse, n
   const ctx = attempt.ctx!;
   const roundTrip = now - attempt.sentAt;
   node.metrics.attempt(verdict.outcome, roundTrip / 1000);
+  node.attempts++;
+  if (verdict.kind !== 'success') node.failures++;
   if (verdict.kind === 'success') {
     node.ema.observe(roundTrip);
     if (node.penalty.until !== 0) {

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { NodeView, NodesDocument } from '../core/index.js';
+import { renderStatus } from './status.js';
+
+function node(overrides: Partial<NodeView>): NodeView {
+  return {
+    name: 'a',
+    tier: 0,
+    rank: 1,
+    state: 'up',
+    cordoned: false,
+    penalized_until: null,
+    penalty_reason: null,
+    latency_ms: 12.5,
+    rps: 40,
+    rps_limit: 50,
+    in_flight: 2,
+    max_concurrent: null,
+    credits_used: 96_000,
+    spillover_threshold: 95_000,
+    monthly_limit: 100_000,
+    next_reset: '2027-01-01',
+    requests_last_minute: 2400,
+    failures_last_minute: 3,
+    ...overrides,
+  };
+}
+
+const doc: NodesDocument = {
+  source: 'server',
+  pid: 42,
+  generated_at: '2026-12-03T12:00:00.000Z',
+  workers: 2,
+  nodes: [
+    node({}),
+    node({
+      name: 'b',
+      state: 'penalized',
+      penalized_until: '2026-12-03T12:00:07.000Z',
+      penalty_reason: 'HTTP 429',
+    }),
+    node({ name: 'c', state: 'cordoned', cordoned: true, monthly_limit: null }),
+  ],
+  events: [{ at: '2026-12-03T11:59:58.000Z', node: 'b', kind: 'penalized', detail: 'HTTP 429' }],
+};
+
+describe('renderStatus', () => {
+  it('writes limits, credits against threshold and limit, and the penalty with its reason', () => {
+    const text = renderStatus(doc, false);
+    expect(text).not.toContain('\x1b[');
+    expect(text).toMatch(
+      /│ a\s+│ 0\s+│ 1\s+│ up\s+│ 12\.5\s+│ 40 \(50\)\s+│ 2 \(∞\)\s+│ 96,000 \/ 95,000 \/ 100,000\s+│/,
+    );
+    expect(text).toContain('penalized (HTTP 429, 7 s left)');
+    expect(text).toContain('96,000 (unmetered)');
+    expect(text).toContain('pid 42 · 2 workers · as of 2026-12-03T12:00:00.000Z');
+    expect(text).toContain('  2026-12-03T11:59:58.000Z  b penalized — HTTP 429');
+  });
+
+  it('colours the states for a terminal', () => {
+    const text = renderStatus(doc, true);
+    expect(text).toContain('\x1b[32mup\x1b[0m');
+    expect(text).toContain('\x1b[33mpenalized (HTTP 429, 7 s left)\x1b[0m');
+    expect(text).toContain('\x1b[35mcordoned\x1b[0m');
+  });
+});

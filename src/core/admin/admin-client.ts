@@ -1,0 +1,94 @@
+/**
+ * The client side of the operator's routes, for `cascade status` and `cascade node`: where the
+ * running server's admin listener is (a URL given, else the config and the quotas lock), and
+ * calls with its bearer token. Every failure is one CascadeError line saying what to do.
+ */
+import { CascadeError } from '../errors.js';
+import type { NodesDocument } from './operator.js';
+
+const ADMIN_TIMEOUT_MS = 2000;
+
+/** A running server's admin listener, and the token it asks for. */
+export interface AdminTarget {
+  /** e.g. http://127.0.0.1:3099 (no trailing slash). */
+  readonly url: string;
+  readonly token: string | undefined;
+}
+
+/** The error when nothing answers at `target`. */
+function unreachable(target: AdminTarget, cause: unknown): CascadeError {
+  const why =
+    cause instanceof Error
+      ? ((cause.cause as Error | undefined)?.message ?? cause.message)
+      : String(cause);
+  return new CascadeError(
+    'UNREACHABLE',
+    `no cascade server answers at ${target.url} (${why})`,
+    'start `cascade serve` with [server] admin_port set (or `--admin-port`), or pass --admin URL',
+    { cause },
+  );
+}
+
+async function call<T>(target: AdminTarget, route: string, method: 'GET' | 'POST'): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${target.url}${route}`, {
+      method,
+      headers: target.token === undefined ? undefined : { authorization: `Bearer ${target.token}` },
+      signal: AbortSignal.timeout(ADMIN_TIMEOUT_MS),
+    });
+  } catch (err) {
+    throw unreachable(target, err);
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new CascadeError(
+      'ADMIN',
+      `${target.url}${route} answered HTTP ${response.status} without JSON`,
+      'is that port a cascade admin listener?',
+    );
+  }
+  if (response.status === 401)
+    throw new CascadeError(
+      'ADMIN',
+      `${target.url} refused: a bearer token is required or wrong`,
+      "set the variable [server] admin_token_env names (CASCADE_ADMIN_TOKEN by default) to the server's token",
+    );
+  if (!response.ok) {
+    const error =
+      (body as { error?: string; problems?: string[] }).error ??
+      (body as { problems?: string[] }).problems?.join('; ');
+    throw new CascadeError(
+      'ADMIN',
+      `the running server refused: ${error ?? `HTTP ${response.status}`}`,
+    );
+  }
+  return body as T;
+}
+
+/** GET /admin/nodes. */
+export function fetchNodes(target: AdminTarget): Promise<NodesDocument> {
+  return call(target, '/admin/nodes', 'GET');
+}
+
+/** POST /admin/nodes/{name}/cordon or /uncordon. */
+export function setCordon(
+  target: AdminTarget,
+  name: string,
+  on: boolean,
+): Promise<{ node: string; cordoned: boolean }> {
+  return call(
+    target,
+    `/admin/nodes/${encodeURIComponent(name)}/${on ? 'cordon' : 'uncordon'}`,
+    'POST',
+  );
+}
+
+/** The URL of an admin listener on `host`:`port` (a wildcard address is reached on loopback). */
+export function adminUrl(host: string, port: number): string {
+  const reach = host === '0.0.0.0' || host === '::' || host === '[::]' ? '127.0.0.1' : host;
+  return `http://${reach.includes(':') && !reach.startsWith('[') ? `[${reach}]` : reach}:${port}`;
+}
