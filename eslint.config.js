@@ -135,12 +135,13 @@ export default tseslint.config(
         group: [
           '**/routing/**',
           '**/http/**',
+          '**/ws/**',
           '**/index.js',
           '**/commands/**',
           '**/mock/**',
           '**/bench/**',
         ],
-        message: 'node/quota/metrics sit below routing and http.',
+        message: 'node/quota/metrics sit below routing, http and ws.',
       },
     ]),
   },
@@ -180,8 +181,40 @@ export default tseslint.config(
     files: ['src/core/routing/**/*.ts'],
     rules: restrict([
       {
-        group: ['**/http/**', '**/index.js', '**/commands/**', '**/mock/**', '**/bench/**'],
-        message: 'routing sits below http.',
+        group: [
+          '**/http/**',
+          '**/ws/**',
+          '**/index.js',
+          '**/commands/**',
+          '**/mock/**',
+          '**/bench/**',
+        ],
+        message: 'routing sits below http and ws.',
+      },
+    ]),
+  },
+  {
+    files: ['src/core/http/**/*.ts'],
+    rules: restrict([
+      {
+        group: [
+          '**/ws/**',
+          '**/service.js',
+          '**/index.js',
+          '**/commands/**',
+          '**/mock/**',
+          '**/bench/**',
+        ],
+        message: 'http sits below ws and service.',
+      },
+    ]),
+  },
+  {
+    files: ['src/core/ws/**/*.ts'],
+    rules: restrict([
+      {
+        group: ['**/service.js', '**/index.js', '**/commands/**', '**/mock/**', '**/bench/**'],
+        message: 'ws sits below service.',
       },
     ]),
   },

@@ -39,11 +39,12 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   const shipped = options.demo === true ? MOCK_NODES_CONFIG : undefined;
   const source = { ...configSource(options.config, io, shipped), registry };
   const loaded = loadOrFail(source, io, 'nothing was started', (l) => log.warn(`config: ${l}`));
-  const config =
+  const withAdmin =
     options.adminPort === undefined
       ? loaded
       : { ...loaded, server: { ...loaded.server, adminPort: options.adminPort } };
-  const reloadSource = options.demo ? undefined : () => loadConfig(source);
+  const config = withPortFlag(withAdmin, options.port);
+  const reloadSource = options.demo ? undefined : () => reloadWithPortFlag(source, options.port);
   if (cluster.isWorker) return runWorker(config, options, { registry, log, reloadSource });
   const workers = workerCount(options.workers ?? config.cluster?.workers ?? 1);
   let running = config;
@@ -64,6 +65,22 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   } finally {
     await Promise.all(mocks.map((mock) => mock.close()));
   }
+}
+
+/**
+ * `--port` takes a `ws_port` written as port + 1 along with it (the demo's): port + 1 is where
+ * @solana/web3.js looks for the WebSocket of the URL it is given, whatever that port is.
+ */
+function withPortFlag(config: Config, port: number | undefined): Config {
+  const { server } = config;
+  if (port === undefined || server.wsPort !== server.port + 1) return config;
+  const wsPort = port === 0 ? 0 : port + 1;
+  return { ...config, server: { ...server, wsPort, wsPortBestEffort: true } };
+}
+
+function reloadWithPortFlag(source: Parameters<typeof loadConfig>[0], port: number | undefined) {
+  const result = loadConfig(source);
+  return result.config ? { ...result, config: withPortFlag(result.config, port) } : result;
 }
 
 function workerCount(value: number | 'auto'): number {

@@ -6,6 +6,7 @@ import {
   type ConfigProblem,
   type LoadResult,
   type NodeConfig,
+  wsUrlOf,
 } from '../core/index.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { formatCredits, formatLimit, renderJson, renderTable } from './output.js';
@@ -27,6 +28,7 @@ function nodeJson(node: NodeConfig, cwd: string) {
     name: node.name,
     tier: node.tier,
     url: node.redactedUrl,
+    ws_url: wsUrlOf(node).redacted,
     rps_limit: node.rpsLimit === Infinity ? null : node.rpsLimit,
     max_concurrent: node.maxConcurrent === Infinity ? null : node.maxConcurrent,
     monthly_limit: node.monthlyLimit ?? null,

@@ -28,6 +28,7 @@ export {
   type ServerConfig,
 } from './config/index.js';
 export { MethodRegistry } from './protocol/method-registry.js';
+export { wsUrlOf } from './ws/ws-url.js';
 export { ProxyServer, type ProxyServerOptions } from './http/server.js';
 export type { HealthReport } from './http/health.js';
 export type { TopologyDiff } from './routing/topology.js';

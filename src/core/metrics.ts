@@ -137,6 +137,35 @@ export interface QuotaSample {
   readonly periodEnd?: number;
 }
 
+/** The WebSocket side as /metrics shows it, read at scrape time (core/ws builds it). */
+export interface WsSnapshot {
+  readonly clientConnections: number;
+  /** Client subscriptions (a client holding one twice counts twice). */
+  readonly clientSubscriptions: number;
+  /** Upstream subscriptions (one per shared subscription placed on a node). */
+  readonly upstreamSubscriptions: number;
+  /** Notification messages sent to clients. */
+  readonly delivered: number;
+  readonly slowClientCloses: number;
+  /** Clients closed with 1013 because no node could serve a subscription. */
+  readonly noNodeCloses: number;
+  /** Upgrades refused, by reason. */
+  readonly rejectedUpgrades: ReadonlyArray<readonly [string, number]>;
+  /** Gap fills run, by stream kind. */
+  readonly gapFills: ReadonlyArray<readonly [string, number]>;
+  readonly gapFillNotifications: number;
+  /** One entry per configured node (all at 0 before any WebSocket traffic). */
+  readonly nodes: ReadonlyArray<{
+    readonly name: string;
+    readonly sockets: number;
+    readonly subscriptions: number;
+    readonly notifications: number;
+    readonly bytes: number;
+    /** Subscriptions moved off the node, by reason. */
+    readonly failovers: ReadonlyArray<readonly [string, number]>;
+  }>;
+}
+
 /** How this process coordinates with the others (workers, replicas), read at scrape time. */
 export interface ClusterSample {
   /** Processes sharing the limits (replicas through Redis). */
@@ -171,6 +200,8 @@ export interface ProxyMetrics {
   publishHealth(samples: readonly NodeHealthSample[]): void;
   /** Registers the live source of the quota gauges. */
   setQuotaSource(source: () => readonly QuotaSample[]): void;
+  /** Registers the live source of the WebSocket series (absent: metrics without them). */
+  setWsSource?(source: () => WsSnapshot): void;
   /** Registers the live source of the cluster gauges (only when coordinating with others). */
   setClusterSource(source: () => ClusterSample): void;
   /** The cache's recorders; absent = record nothing. */

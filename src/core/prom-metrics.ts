@@ -6,6 +6,7 @@
  */
 import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { IndexedCounter, IndexedHistogram } from './indexed-series.js';
+import { EMPTY_WS_SNAPSHOT, registerWsMetrics } from './prom-ws-metrics.js';
 import {
   REQUEST_OUTCOMES,
   ATTEMPT_OUTCOMES,
@@ -19,6 +20,7 @@ import {
   type QuotaSample,
   type ProxyMetrics,
   type BuildInfo,
+  type WsSnapshot,
   type ClusterSample,
 } from './metrics.js';
 import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
@@ -81,6 +83,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
   readonly cache: PromCacheMetrics;
+  #wsSource: () => WsSnapshot = () => EMPTY_WS_SNAPSHOT;
   #clusterRegistered = false;
 
   constructor(build: BuildInfo) {
@@ -195,6 +198,7 @@ class PromMetrics implements ProxyMetrics {
     });
     this.#registerQuotaGauges(registers);
     this.cache = createCacheMetrics(registry);
+    registerWsMetrics(registry, () => this.#wsSource());
   }
 
   #registerQuotaGauges(registers: Registry[]): void {
@@ -333,6 +337,10 @@ class PromMetrics implements ProxyMetrics {
 
   setQuotaSource(source: () => readonly QuotaSample[]): void {
     this.#quotaSource = source;
+  }
+
+  setWsSource(source: () => WsSnapshot): void {
+    this.#wsSource = source;
   }
 
   setClusterSource(source: () => ClusterSample): void {

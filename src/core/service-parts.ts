@@ -13,6 +13,11 @@ import type { SharedUsageLedger } from './quota/shared-usage-ledger.js';
 import type { UsageLedger } from './quota/usage-ledger.js';
 import { RedisCoordinator, type ShareTarget } from './cluster/redis-coordinator.js';
 import { RedisStore } from './cluster/redis-store.js';
+import type { ProxyServer } from './http/server.js';
+import type { MethodRegistry } from './protocol/method-registry.js';
+import type { WsTuning } from './ws/gateway-context.js';
+import { WsGateway } from './ws/ws-gateway.js';
+import { wsUrlOf } from './ws/ws-url.js';
 
 /** The node configs now in force. */
 export type NodeList = () => readonly NodeConfig[];
@@ -170,6 +175,7 @@ export function logNodes(nodes: readonly NodeConfig[], logger: Logger): void {
         max_concurrent: limit(node.maxConcurrent),
         monthly_limit: node.monthlyLimit ?? 'unmetered',
         url: node.redactedUrl,
+        ws_url: wsUrlOf(node).redacted,
       },
       'node',
     );
@@ -202,4 +208,34 @@ export async function joinFleet(
     'cluster: sharing limits and usage with the replicas in Redis',
   );
   return coordinator;
+}
+
+/** Starts the WebSocket side on the proxy's listener (and `ws_port`), fed to /metrics. */
+export async function startWs(
+  server: ProxyServer,
+  options: {
+    readonly registry: MethodRegistry;
+    readonly logger: Logger;
+    readonly host?: string | undefined;
+    readonly wsTuning?: Partial<WsTuning> | undefined;
+  },
+): Promise<WsGateway> {
+  const { listener, route } = server.upgradeTarget;
+  const ws = await WsGateway.start({
+    listener,
+    route,
+    registry: options.registry,
+    logger: options.logger,
+    server: server.config.server,
+    host: options.host ?? server.config.server.host,
+    tuning: options.wsTuning,
+  });
+  server.metrics.setWsSource?.(() => ws.snapshot());
+  return ws;
+}
+
+/** The WebSocket URLs a startup line names: the main port, and `ws_port` when open. */
+export function wsUrls(host: string, port: number, wsPort: number | undefined): string[] {
+  const bare = host.includes(':') ? `[${host}]` : host;
+  return [`ws://${bare}:${port}`, ...(wsPort === undefined ? [] : [`ws://${bare}:${wsPort}`])];
 }

@@ -18,6 +18,7 @@ import { ProxyServer } from './http/server.js';
 import { createPromMetrics } from './prom-metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
 import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
+import { startWs } from './service-parts.js';
 
 /** How often a worker reports to the primary (the bound is 50 ms). */
 export const WORKER_SYNC_MS = 50;
@@ -174,8 +175,12 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
   void report();
   await shared;
   await server.listen();
+  // Each worker takes upgrades on the shared port (and ws_port): node:cluster hands a new
+  // connection, WebSocket or not, to one worker, whose sockets and subscriptions stay there.
+  const ws = await startWs(server, options);
   await stopped;
   operator?.stop();
+  await ws.close();
   await server.close();
   clearInterval(timer);
   await report(); // what the last requests booked

@@ -30,7 +30,11 @@ import {
   logRollover,
   startAdmin,
   startTimers,
+  startWs,
+  wsUrls,
 } from './service-parts.js';
+import type { WsTuning } from './ws/gateway-context.js';
+import type { WsGateway } from './ws/ws-gateway.js';
 
 /** How to start cascade. */
 export interface CascadeOptions {
@@ -50,6 +54,8 @@ export interface CascadeOptions {
   readonly description?: string;
   readonly clock?: Clock;
   readonly metrics?: ProxyMetrics;
+  /** Shorter WebSocket keep-alive and failover timings (tests). */
+  readonly wsTuning?: Partial<WsTuning>;
 }
 
 /** What a stopped service leaves behind, for the shutdown summary. */
@@ -67,6 +73,8 @@ export interface Cascade {
   /** The bound admin port, when `server.admin_port` is set. */
   readonly adminPort: number | undefined;
   readonly quotasPath: string;
+  /** The WebSocket side: upgrades on the main port (and on `ws_port` when set). */
+  readonly ws: WsGateway;
   /** Re-reads the config and every price list, all or nothing; logs and returns the result. */
   reload(): ReloadOutcome;
   /** Drains, writes usage once, releases the lock. Calling it again returns the same promise. */
@@ -82,12 +90,13 @@ function cacheSummary(cache: Config['cache']): string {
 }
 
 /** Logs one line per node (URLs redacted) and where the service listens. */
-function logStartup(options: CascadeOptions, server: ProxyServer): void {
+function logStartup(options: CascadeOptions, server: ProxyServer, ws: WsGateway): void {
   logNodes(server.nodes(), options.logger);
   const host = options.host ?? server.config.server.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
   const fields = {
     url,
+    ws: wsUrls(host, server.port, ws.port),
     nodes: server.nodes().length,
     metrics: server.config.server.enableMetrics,
     quotas: options.quotasPath,
@@ -105,6 +114,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   let server: ProxyServer | undefined;
   let admin: AdminServer | undefined;
   let coordinator: RedisCoordinator | undefined;
+  let ws: WsGateway | undefined;
   let operator: LocalOperator | undefined;
   let reload: () => ReloadOutcome = () => ({ ok: false, problems: ['still starting'] });
   const flusher = new QuotaFlusher({
@@ -148,6 +158,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       server.metrics.setClusterSource(() => joined.sample());
     }
     await server.listen();
+    ws = await startWs(server, options);
     const nodes = server.nodes.bind(server);
     admin = await startAdmin(
       config.server.adminPort,
@@ -163,6 +174,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   } catch (err) {
     operator?.stop();
     await admin?.close();
+    await ws?.close();
     await coordinator?.stop();
     await server?.close(0);
     if (err instanceof Error && !(err instanceof StartupError) && server) {
@@ -174,6 +186,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     throw err;
   }
   const running = server;
+  const gateway = ws;
   const stopTimers = startTimers({
     logger,
     quotasPath,
@@ -182,13 +195,15 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     ledger,
     flusher,
   });
-  logStartup(options, running);
+  logStartup(options, running, gateway);
   let closing: Promise<ShutdownSummary> | undefined;
 
   const close = async (): Promise<ShutdownSummary> => {
     stopTimers();
     operator?.stop();
     await admin?.close();
+    // Upgraded sockets keep the HTTP listener from closing: clients get 1012 first.
+    await gateway.close();
     await running.close();
     // Sends what the last requests booked before the final write keeps the rest as unsent.
     await coordinator?.stop();
@@ -215,6 +230,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     server: running,
     adminPort: admin?.port,
     quotasPath,
+    ws: gateway,
     reload: () => reload(),
     close: () => (closing ??= close()),
   };

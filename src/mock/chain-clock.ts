@@ -59,5 +59,11 @@ export class ChainClock {
   }
 }
 
+/** What answers read of the chain: a ChainClock, or a MockChain driven by tests. */
+export type ChainView = Pick<
+  ChainClock,
+  'slot' | 'blockHeight' | 'epoch' | 'slotTime' | 'blockNumber' | 'blockTime'
+>;
+
 /** The process-wide clock every node reads. */
 export const CHAIN = new ChainClock();

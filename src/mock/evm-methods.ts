@@ -10,12 +10,15 @@ import {
   LOG_ENTRY_BYTES,
   PRIORITY_FEE_WEI,
   blockJson,
+  logJson,
   logsJson,
   receiptJson,
   transactionJson,
 } from './evm-objects.js';
+import { matchesLogFilter } from './ws/notification-json.js';
 import {
   InvalidParamsError,
+  isRecord,
   integerAt,
   paramAt,
   stringAt,
@@ -113,6 +116,33 @@ function sendRawTransaction(params: unknown, ctx: MethodContext): string {
   return `"${hash}"`;
 }
 
+/** Most blocks one ranged eth_getLogs covers (geth's default range cap is far larger). */
+const MAX_LOG_RANGE = 10_000;
+
+/**
+ * eth_getLogs over an explicit fromBlock/toBlock: the one USDC Transfer log of each block in
+ * the range (the log the mock's WebSocket `logs` subscriptions announce for that block), so
+ * a back-fill over a range returns exactly what a subscriber would have been sent.
+ */
+function rangeLogs(params: unknown, ctx: MethodContext): string | undefined {
+  const filter = paramAt(params, 0);
+  if (!isRecord(filter) || (filter.fromBlock === undefined && filter.toBlock === undefined))
+    return undefined;
+  if (filter.blockHash !== undefined) return undefined;
+  const head = ctx.chain.blockNumber();
+  const from = resolveBlock(filter.fromBlock ?? 'latest', ctx) ?? head + 1;
+  const to = Math.min(resolveBlock(filter.toBlock ?? 'latest', ctx) ?? head, head);
+  if (to - from + 1 > MAX_LOG_RANGE) {
+    throw new NodeErrorAnswer({
+      code: -32005,
+      message: `query exceeds max block range ${MAX_LOG_RANGE}`,
+    });
+  }
+  const logs: string[] = [];
+  if (matchesLogFilter(filter)) for (let n = from; n <= to; n++) logs.push(logJson(n, 0, 0));
+  return `[${logs.join(',')}]`;
+}
+
 /** EVM method name → spec. */
 export const EVM_METHOD_SPECS: ReadonlyArray<readonly [string, MethodSpec]> = [
   ['eth_chainId', constant(`"${toQuantity(CHAIN_ID)}"`)],
@@ -168,7 +198,7 @@ export const EVM_METHOD_SPECS: ReadonlyArray<readonly [string, MethodSpec]> = [
   [
     'eth_getLogs',
     {
-      result: (_p, ctx) => logsJson(ctx.chain.blockNumber(), 3),
+      result: (params, ctx) => rangeLogs(params, ctx) ?? logsJson(ctx.chain.blockNumber(), 3),
       padded: (bytes, _p, ctx) =>
         logsJson(ctx.chain.blockNumber(), Math.ceil(bytes / LOG_ENTRY_BYTES)),
     },

@@ -28,3 +28,11 @@ export {
 export type { NodeErrorPreset } from './node-error-preset.js';
 export { ALREADY_KNOWN, revertData } from './evm-errors.js';
 export { ALREADY_PROCESSED } from './solana-errors.js';
+export {
+  DEFAULT_MOCK_CHAIN,
+  MockChain,
+  type ChainEvent,
+  type MockChainOptions,
+} from './ws/mock-chain.js';
+export type { MockWsControl, MockWsFault, MockWsStats } from './ws/mock-ws-server.js';
+export type { MockAccount } from './method-spec.js';

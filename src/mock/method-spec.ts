@@ -2,17 +2,34 @@
  * What a mock method is: a function from params to the `result` as JSON text, plus an optional
  * builder of a realistic oversized result for `responseBytes`.
  */
-import type { ChainClock } from './chain-clock.js';
+import type { ChainView } from './chain-clock.js';
 import type { TransactionChain } from './mempool.js';
 import type { MockRpcError } from './types.js';
 
 /** What handlers read besides their params. */
 export interface MethodContext {
-  readonly chain: ChainClock;
+  readonly chain: ChainView;
   /** Admits a submitted transaction to the node's mempool; false when it is already known. */
   readonly admit: (chain: TransactionChain, id: string) => boolean;
   /** The node's answer to a resubmission (its client's "already known" / "already processed"). */
   readonly alreadyKnown: (chain: TransactionChain) => MockRpcError;
+  /**
+   * Where a submitted transaction stands on the chain the node follows: `pending` until it
+   * lands, then its slot; undefined for one the chain never saw (answered as long finalized).
+   */
+  readonly transactionStatus?: (chain: TransactionChain, id: string) => TransactionStatus;
+  /** An account the chain changed on demand (MockChain.setAccount), else undefined. */
+  readonly account?: (pubkey: string) => MockAccount | undefined;
+}
+
+/** A submitted transaction: still pending, landed in a slot, or unknown. */
+export type TransactionStatus = 'pending' | { readonly slot: number } | undefined;
+
+/** An account's state as the mock chain holds it. */
+export interface MockAccount {
+  readonly lamports: number;
+  readonly data: Uint8Array;
+  readonly owner: string;
 }
 
 /** One JSON-RPC method of the mock. */

@@ -20,6 +20,8 @@ import { StatsCounter } from './stats-counter.js';
 import { generateTlsCertificate, type TlsCertificate } from './tls-certificate.js';
 import { nodeMethodContext } from './transaction-intake.js';
 import type { MockBehaviour, MockNode, MockNodeOptions } from './types.js';
+import { DEFAULT_MOCK_CHAIN, MockChain } from './ws/mock-chain.js';
+import { MockWsServer } from './ws/mock-ws-server.js';
 
 /** Idle keep-alive connections live this long, like a provider's load balancer. */
 const KEEP_ALIVE_MS = 65_000;
@@ -43,9 +45,44 @@ function checkOptions(options: MockNodeOptions): void {
   if (options.mempool !== undefined && !(options.mempool instanceof MockMempool)) {
     throw new RangeError(`mock node ${name}: mempool must be a MockMempool (new MockMempool())`);
   }
+  if (options.chain !== undefined && !(options.chain instanceof MockChain)) {
+    throw new RangeError(`mock node ${name}: chain must be a MockChain (new MockChain())`);
+  }
 }
 
-function createState(options: MockNodeOptions): NodeState {
+/**
+ * The node's method context on `chain`: what it accepts lands there (so every node following
+ * the chain reports it, and WebSocket subscribers hear of it), and answers read its slots.
+ */
+function methodContext(
+  options: MockNodeOptions,
+  chain: MockChain,
+  state: () => NodeState,
+  stats: StatsCounter,
+  mempool: MockMempool,
+): ReturnType<typeof nodeMethodContext> {
+  // The default chain follows the shared wall clock; answers read that clock as before.
+  const view = chain === DEFAULT_MOCK_CHAIN ? CHAIN : chain;
+  const base = nodeMethodContext(
+    options.name,
+    view,
+    mempool,
+    () => state().behaviour.evmClient,
+    stats,
+  );
+  return {
+    ...base,
+    admit(kind, id) {
+      const admitted = base.admit(kind, id);
+      if (admitted) chain.accept(kind, id);
+      return admitted;
+    },
+    transactionStatus: (kind, id) => chain.statusOf(kind, id),
+    account: (pubkey) => chain.account(pubkey),
+  };
+}
+
+function createState(options: MockNodeOptions, chain: MockChain): NodeState {
   const { name, mempool = new MockMempool() } = options;
   const stats = new StatsCounter();
   // Only behaviour keys are read from the options.
@@ -55,7 +92,7 @@ function createState(options: MockNodeOptions): NodeState {
     picker: new FaultPicker(name),
     stats,
     responder: new RpcResponder(
-      nodeMethodContext(name, CHAIN, mempool, () => state.behaviour.evmClient, stats),
+      methodContext(options, chain, () => state, stats, mempool),
       MOCK_METHODS,
       stats,
     ),
@@ -100,12 +137,14 @@ async function certificateOf(tls: MockNodeOptions['tls']): Promise<TlsCertificat
 export async function startMockNode(options: MockNodeOptions): Promise<MockNode> {
   checkOptions(options);
   const { name, host = '127.0.0.1', port = 0, tls, rttMs = 0, idleCloseMs } = options;
-  const state = createState(options);
+  const chain = options.chain ?? DEFAULT_MOCK_CHAIN;
+  const state = createState(options, chain);
   const certificate = await certificateOf(tls);
   const handler = createRequestHandler(state);
   const server = certificate
     ? https.createServer(certificate, handler)
     : http.createServer(handler);
+  const ws = new MockWsServer(server, chain, () => state.responder);
   if (idleCloseMs === undefined) server.keepAliveTimeout = KEEP_ALIVE_MS;
   else closeIdleConnections(server, idleCloseMs);
 
@@ -139,6 +178,9 @@ export async function startMockNode(options: MockNodeOptions): Promise<MockNode>
     name,
     port: boundPort,
     url: `${certificate ? 'https' : 'http'}://${urlHost(host)}:${boundPort}`,
+    wsUrl: `${certificate ? 'wss' : 'ws'}://${urlHost(host)}:${boundPort}`,
+    ws,
+    chain,
     ...(certificate ? { cert: certificate.cert } : {}),
     setBehaviour(next: Partial<MockBehaviour>) {
       const behaviour = mergeBehaviour(state.behaviour, next);
@@ -158,6 +200,7 @@ export async function startMockNode(options: MockNodeOptions): Promise<MockNode>
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+        ws.close();
         for (const socket of sockets) socket.destroy();
         await closed;
         // Requests cut off above finish (their `close` events) a tick after the server does.

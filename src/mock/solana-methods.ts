@@ -12,6 +12,7 @@ import {
   type MethodSpec,
 } from './method-spec.js';
 import {
+  accountJson,
   paddedAccountJson,
   paddedProgramAccountsJson,
   programAccountsJson,
@@ -48,12 +49,25 @@ function signaturesJson(address: string, count: number, ctx: MethodContext): str
   return `[${entries.join(',')}]`;
 }
 
+function statusJson(slot: number): string {
+  return `{"confirmationStatus":"finalized","confirmations":null,"err":null,"slot":${slot},"status":{"Ok":null}}`;
+}
+
+/**
+ * A transaction a node accepted is unknown (null) until it lands, then finalized in its slot;
+ * any other signature is an old, finalized one (the history clients read back).
+ */
 function signatureStatusesJson(params: unknown, ctx: MethodContext): string {
   const signatures = paramAt(params, 0);
-  const count = Array.isArray(signatures) ? signatures.length : 0;
-  const slot = slotOf(ctx) - 2;
-  const status = `{"confirmationStatus":"finalized","confirmations":null,"err":null,"slot":${slot},"status":{"Ok":null}}`;
-  return withContext(slotOf(ctx), `[${new Array<string>(count).fill(status).join(',')}]`);
+  const list: unknown[] = Array.isArray(signatures) ? signatures : [];
+  const old = statusJson(slotOf(ctx) - 2);
+  const entries = list.map((signature) => {
+    const state =
+      typeof signature === 'string' ? ctx.transactionStatus?.('solana', signature) : undefined;
+    if (state === undefined) return old;
+    return state === 'pending' ? 'null' : statusJson(state.slot);
+  });
+  return withContext(slotOf(ctx), `[${entries.join(',')}]`);
 }
 
 function multipleAccountsJson(params: unknown, ctx: MethodContext): string {
@@ -158,8 +172,13 @@ export const SOLANA_METHOD_SPECS: ReadonlyArray<readonly [string, MethodSpec]> =
     'getAccountInfo',
     {
       result: (params, ctx) => {
-        stringAt(params, 0, 'pubkey');
-        return withContext(slotOf(ctx), walletAccountJson(configAt(params, 1).encoding));
+        const pubkey = stringAt(params, 0, 'pubkey');
+        const encoding = configAt(params, 1).encoding;
+        const changed = ctx.account?.(pubkey);
+        const value = changed
+          ? accountJson(changed.data, encoding, changed.lamports, changed.owner)
+          : walletAccountJson(encoding);
+        return withContext(slotOf(ctx), value);
       },
       padded: (bytes, params, ctx) =>
         withContext(slotOf(ctx), paddedAccountJson(String(paramAt(params, 0)), bytes)),

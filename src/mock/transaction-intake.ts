@@ -3,7 +3,7 @@
  * shared with other nodes) and answers a resubmission with its client's "already known" (EVM,
  * per the node's evmClient) or agave's AlreadyProcessed (Solana).
  */
-import type { ChainClock } from './chain-clock.js';
+import type { ChainView } from './chain-clock.js';
 import { ALREADY_KNOWN } from './evm-errors.js';
 import type { MockMempool, TransactionChain } from './mempool.js';
 import type { MethodContext } from './method-spec.js';
@@ -19,7 +19,7 @@ interface IntakeCounters {
 /** The method context of node `name`: the shared chain clock and its mempool. */
 export function nodeMethodContext(
   name: string,
-  chain: ChainClock,
+  chain: ChainView,
   mempool: MockMempool,
   evmClient: () => EvmClient,
   counters: IntakeCounters,

@@ -3,6 +3,8 @@
  * benchmarks code against these shapes; keep them stable.
  */
 import type { AcceptedTransaction, MockMempool } from './mempool.js';
+import type { MockChain } from './ws/mock-chain.js';
+import type { MockWsControl } from './ws/mock-ws-server.js';
 
 /** How a request selected for failure is answered. */
 export type MockFault =
@@ -118,6 +120,12 @@ export interface MockNodeOptions extends Partial<MockBehaviour> {
   idleCloseMs?: number;
   /** The transactions the node remembers; share one between nodes to model gossip. */
   mempool?: MockMempool;
+  /**
+   * The chain the node follows (slots, blocks, landed transactions, changed accounts). Default:
+   * one wall-clock chain shared by every node of the process; tests pass `new MockChain({
+   * manual: true })` to move it by hand.
+   */
+  chain?: MockChain;
 }
 
 /** Counters since start (or the last resetStats). */
@@ -149,6 +157,12 @@ export interface MockNode {
   readonly name: string;
   /** `http(s)://127.0.0.1:PORT` */
   readonly url: string;
+  /** `ws(s)://127.0.0.1:PORT`: the same port takes WebSocket upgrades (JSON-RPC and subscriptions). */
+  readonly wsUrl: string;
+  /** Faults and counters of the WebSocket endpoint. */
+  readonly ws: MockWsControl;
+  /** The chain the node follows. */
+  readonly chain: MockChain;
   readonly port: number;
   /** PEM of the certificate when the node serves https; trust it as a CA. */
   readonly cert?: string;

@@ -148,6 +148,7 @@ describe('cascade validate-config', () => {
       name: 'Helius-1',
       tier: 0,
       url: 'http://127.0.0.1:8891/',
+      ws_url: 'ws://127.0.0.1:8891/',
       rps_limit: 30000,
       max_concurrent: 10000,
       monthly_limit: null,

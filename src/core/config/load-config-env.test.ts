@@ -47,6 +47,26 @@ describe('loadConfig: node URLs and the environment', () => {
     const node = loadNode({ url: 'https://rpc.example.com:8443/solana/mainnet' }).config!.nodes[0]!;
     expect(node.redactedUrl).toBe('https://rpc.example.com:8443/solana/mainnet');
   });
+
+  it('reads ws_url with $VAR / ${VAR} and redacts it like url', () => {
+    const result = loadNode(
+      { ws_url: 'wss://ws.example.com/${PATH_KEY}?api-key=$KEY' },
+      { PATH_KEY: 'p4th', KEY: 'k3y' },
+    );
+    expect(result.errors).toEqual([]);
+    const node = result.config!.nodes[0]!;
+    expect(node.wsUrl).toBe('wss://ws.example.com/p4th?api-key=k3y');
+    expect(node.redactedWsUrl).toBe('wss://ws.example.com/***?api-key=***');
+    expect(loadNode({}).config!.nodes[0]!.wsUrl).toBeUndefined();
+  });
+
+  it('refuses a ws_url that is not ws:// or wss://, and one with an unset variable', () => {
+    const scheme = onlyAt(loadNode({ ws_url: 'https://h/' }).errors, 'nodes[0].ws_url');
+    expect(scheme.message).toBe("unsupported scheme 'https:' for node 'node-a'");
+    expect(scheme.hint).toContain('ws:// or wss://');
+    const unset = onlyAt(loadNode({ ws_url: 'wss://h/?k=$NOPE' }).errors, 'nodes[0].ws_url');
+    expect(unset.message).toBe("env var NOPE is required but not set (node 'node-a')");
+  });
 });
 
 describe('resolveConfigPath', () => {

@@ -23,6 +23,11 @@ describe('loadConfig: [server]', () => {
       quotaFlushSeconds: 60,
       requestTimeoutMs: 1000,
       attemptTimeoutMs: 500,
+      wsPort: undefined,
+      wsMaxConnectionsPerIp: 100,
+      wsMaxSubscriptionsPerConnection: 1000,
+      wsMaxMessagesPerSecond: 200,
+      wsMaxBufferedBytes: 16 * 1024 * 1024,
       corsOrigins: [],
       compressionMinBytes: 1024,
       keepAliveTimeoutMs: 5000,
@@ -49,6 +54,11 @@ describe('loadConfig: [server]', () => {
         quota_flush_seconds: 5,
         request_timeout_ms: 3000,
         attempt_timeout_ms: 1500,
+        ws_port: 3001,
+        ws_max_connections_per_ip: 10,
+        ws_max_subscriptions_per_connection: 100,
+        ws_max_messages_per_second: 50,
+        ws_max_buffered_bytes: raw('1_048_576'),
         cors_origins: raw('["https://app.example", "http://127.0.0.1:5173"]'),
         compression_min_bytes: 0,
         keep_alive_timeout_ms: 65000,
@@ -73,6 +83,11 @@ describe('loadConfig: [server]', () => {
       quotaFlushSeconds: 5,
       requestTimeoutMs: 3000,
       attemptTimeoutMs: 1500,
+      wsPort: 3001,
+      wsMaxConnectionsPerIp: 10,
+      wsMaxSubscriptionsPerConnection: 100,
+      wsMaxMessagesPerSecond: 50,
+      wsMaxBufferedBytes: 1_048_576,
       corsOrigins: ['https://app.example', 'http://127.0.0.1:5173'],
       compressionMinBytes: 0,
       keepAliveTimeoutMs: 65000,
@@ -82,6 +97,25 @@ describe('loadConfig: [server]', () => {
       adminToken: 'secret-token',
       routingHeaders: true,
     });
+  });
+
+  it.each<[string, TomlFields, string, string]>([
+    ['ws_port equal to port', { port: 3000, ws_port: 3000 }, 'server.ws_port', 'is the main port'],
+    [
+      'fewer than 100 subscriptions per connection',
+      { ws_max_subscriptions_per_connection: 99 },
+      'server.ws_max_subscriptions_per_connection',
+      'must be between 100 and 1000000, got 99',
+    ],
+    [
+      'a tiny outbound buffer',
+      { ws_max_buffered_bytes: 1024 },
+      'server.ws_max_buffered_bytes',
+      'must be between 65536',
+    ],
+  ])('rejects %s', (_name, server, at, message) => {
+    const result = loadServer(server);
+    expect(onlyAt(result.errors, at).message).toContain(message);
   });
 
   it.each<[string, TomlFields, string, string]>([

@@ -24,14 +24,28 @@ const NODE_KEYS = [
   'monthly_limit',
   'reset_day',
   'provider_pricing_path',
+  'ws_url',
   'headers',
 ] as const;
+
+/** The schemes a node URL may have: http(s) for `url`, ws(s) for `ws_url`. */
+const SCHEMES = {
+  http: {
+    allowed: ['http:', 'https:'],
+    example: 'http://127.0.0.1:8899',
+    plain: 'http:',
+    secure: 'https://',
+  },
+  ws: { allowed: ['ws:', 'wss:'], example: 'ws://127.0.0.1:8900', plain: 'ws:', secure: 'wss://' },
+} as const;
 
 /** A node entry after its own fields are checked, before its price list is loaded. */
 export interface NodeFields {
   readonly name: string;
   readonly url: string;
   readonly redactedUrl: string;
+  readonly wsUrl: string | undefined;
+  readonly redactedWsUrl: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly tier: number;
   readonly rpsLimit: number;
@@ -55,8 +69,10 @@ function readUrl(
   name: string,
   env: NodeJS.ProcessEnv,
   at: { file: string; path: string; problems: ProblemList },
+  kind: keyof typeof SCHEMES = 'http',
 ): { url: string; redactedUrl: string; hasCredentials: boolean } | undefined {
   if (raw === undefined) return undefined;
+  const schemes = SCHEMES[kind];
   const { file, path, problems } = at;
   const sub = substituteEnv(raw, env);
   for (const variable of sub.missing) {
@@ -84,16 +100,18 @@ function readUrl(
       file,
       path,
       `invalid URL for node '${name}'`,
-      'write an absolute URL with its scheme, e.g. "http://127.0.0.1:8899"',
+      `write an absolute URL with its scheme, e.g. "${schemes.example}"`,
     );
     return undefined;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+  if (!(schemes.allowed as readonly string[]).includes(parsed.protocol)) {
     problems.error(
       file,
       path,
       `unsupported scheme '${parsed.protocol}' for node '${name}'`,
-      'cascade proxies http:// and https:// upstreams',
+      kind === 'http'
+        ? 'cascade proxies http:// and https:// upstreams'
+        : 'write a ws:// or wss:// URL (or omit ws_url to derive it from url)',
     );
     return undefined;
   }
@@ -112,17 +130,17 @@ function readUrl(
     problems.warn(
       file,
       path,
-      `node '${name}' sends what looks like an API key over plain http`,
-      'use https://',
+      `node '${name}' sends what looks like an API key over plain ${kind}`,
+      `use ${schemes.secure}`,
     );
   }
   const hasCredentials = parsed.username !== '' || parsed.password !== '';
   return { url: sub.value, redactedUrl, hasCredentials };
 }
 
-/** A URL whose requests cross the network unencrypted. */
+/** A URL whose requests cross the network unencrypted (http: or ws:, not to this machine). */
 function isPlainRemote(url: URL): boolean {
-  return url.protocol === 'http:' && !isLoopback(url.hostname);
+  return (url.protocol === 'http:' || url.protocol === 'ws:') && !isLoopback(url.hostname);
 }
 
 /** Whether percent-decoding `text` works (the transport decodes URL credentials). */
@@ -161,6 +179,17 @@ export function readNodeFields(
       path: `${prefix}.url`,
       problems,
     },
+  );
+  const wsUrls = readUrl(
+    r.string(
+      'ws_url',
+      false,
+      'e.g. ws_url = "wss://host/?api-key=$API_KEY"; omit it to derive it from url',
+    ),
+    label,
+    env,
+    { file, path: `${prefix}.ws_url`, problems },
+    'ws',
   );
   const tier = r.integer('tier', {
     min: 0,
@@ -266,6 +295,8 @@ export function readNodeFields(
     name,
     url: urls.url,
     redactedUrl: urls.redactedUrl,
+    wsUrl: wsUrls?.url,
+    redactedWsUrl: wsUrls?.redactedUrl,
     headers,
     tier,
     rpsLimit: rpsLimit ?? Infinity,

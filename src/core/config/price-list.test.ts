@@ -22,6 +22,27 @@ describe('loadPriceList: validation', () => {
     expect(list.named.size).toBe(0);
   });
 
+  it('reads [websocket] prices, 0 for the keys it omits, none without the table', () => {
+    const { list, errors } = compile('[routing]\n[websocket]\nconnection = 1\ntenth_mb = 2\n');
+    expect(errors).toEqual([]);
+    expect(list!.websocket).toEqual({
+      connection: 1,
+      subscribe: 0,
+      unsubscribe: 0,
+      notification: 0,
+      tenthMb: 2,
+    });
+    expect(compiled({}).websocket).toBeUndefined();
+  });
+
+  it('refuses an unknown [websocket] key and a price that is not a whole number', () => {
+    const { errors } = compile('[routing]\n[websocket]\nper_message = 1\nsubscribe = 0.5\n');
+    expect(onlyAt(errors, 'websocket.per_message').hint).toContain('notification');
+    expect(onlyAt(errors, 'websocket.subscribe').message).toBe(
+      'must be a whole number, got the float 0.5',
+    );
+  });
+
   it.each<[string, PriceListSpec | string, string, string]>([
     ['a missing [routing]', { routing: null }, 'routing', 'the [routing] table is missing'],
     ['[routing] that is not a table', 'routing = 5\n', 'routing', 'must be a table, got number 5'],

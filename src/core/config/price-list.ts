@@ -11,11 +11,12 @@ import type { MethodRegistry } from '../protocol/method-registry.js';
 import { closestMatch } from './did-you-mean.js';
 import type { ProblemList } from './problem-list.js';
 import { FieldReader, describeType, isTable } from './toml-fields.js';
-import { UNPRICED, type PriceList, type PriceSource } from './types.js';
+import { UNPRICED, type PriceList, type PriceSource, type WsPrices } from './types.js';
 
 const MAX_PRICE = UNPRICED - 1;
-const TOP_KEYS = ['limits', 'routing', 'custom'] as const;
+const TOP_KEYS = ['limits', 'routing', 'custom', 'websocket'] as const;
 const LIMIT_KEYS = ['spillover_percent', 'unknown_method_cost'] as const;
+const WS_KEYS = ['connection', 'subscribe', 'unsubscribe', 'notification', 'tenth_mb'] as const;
 
 /** The price of method `id` under `list`, or UNPRICED. */
 export function priceOf(list: PriceList, id: number): number {
@@ -65,6 +66,37 @@ function readSection(
     if (price !== undefined) entries.push([method, price]);
   }
   return entries;
+}
+
+/** `[websocket]`: every key optional (0 credits), each a whole number of credits. */
+function readWsPrices(section: unknown, file: string, problems: ProblemList): WsPrices | undefined {
+  if (section === undefined) return undefined;
+  if (!isTable(section)) {
+    problems.error(
+      file,
+      'websocket',
+      `must be a table, got ${describeType(section)}`,
+      'write [websocket]',
+    );
+    return undefined;
+  }
+  const reader = new FieldReader(section, file, 'websocket', problems);
+  const price = (key: (typeof WS_KEYS)[number], what: string): number =>
+    reader.integer(key, {
+      min: 0,
+      max: MAX_PRICE,
+      required: false,
+      hint: `credits ${what}; omit the key for 0`,
+    }) ?? 0;
+  const prices: WsPrices = {
+    connection: price('connection', 'per upstream WebSocket connection opened'),
+    subscribe: price('subscribe', 'per subscribe call'),
+    unsubscribe: price('unsubscribe', 'per unsubscribe call'),
+    notification: price('notification', 'per notification received'),
+    tenthMb: price('tenth_mb', 'per 0.1 MB (100,000 bytes) received'),
+  };
+  reader.rejectUnknown(WS_KEYS);
+  return prices;
 }
 
 /** Parses and compiles one price list. Problems go to `problems`; returns undefined on errors. */
@@ -136,6 +168,7 @@ export function loadPriceList(
   }
   const routing = readSection(doc.routing, 'routing', absolutePath, problems);
   const custom = readSection(doc.custom, 'custom', absolutePath, problems);
+  const websocket = readWsPrices(doc.websocket, absolutePath, problems);
   if (problems.errors.length > before) return undefined;
 
   const named = new Map<string, { cost: number; source: PriceSource }>();
@@ -176,5 +209,13 @@ export function loadPriceList(
   }
   const table = new Uint32Array(registry.size).fill(unknownMethodCost ?? UNPRICED);
   for (const [method, { cost }] of named) table[registry.idOf(method)] = cost;
-  return { path: absolutePath, configuredPath, spilloverPercent, unknownMethodCost, table, named };
+  return {
+    path: absolutePath,
+    configuredPath,
+    spilloverPercent,
+    unknownMethodCost,
+    table,
+    named,
+    websocket,
+  };
 }

@@ -35,12 +35,28 @@ const SERVER_KEYS = [
   'quota_flush_seconds',
   'request_timeout_ms',
   'attempt_timeout_ms',
+  'ws_port',
+  'ws_max_connections_per_ip',
+  'ws_max_subscriptions_per_connection',
+  'ws_max_messages_per_second',
+  'ws_max_buffered_bytes',
   'cors_origins',
   'compression_min_bytes',
   'keep_alive_timeout_ms',
   'trusted_proxies',
   ...ADMIN_KEYS,
 ] as const;
+
+/** WebSocket connections per client IP when `ws_max_connections_per_ip` is not set. */
+export const DEFAULT_WS_CONNECTIONS_PER_IP = 100;
+/** Subscriptions per client connection by default (web3.js apps open dozens). */
+export const DEFAULT_WS_SUBSCRIPTIONS_PER_CONNECTION = 1000;
+/** Fewest subscriptions per connection a config may allow: real apps need that many. */
+export const MIN_WS_SUBSCRIPTIONS_PER_CONNECTION = 100;
+/** Messages per second per client connection by default. */
+export const DEFAULT_WS_MESSAGES_PER_SECOND = 200;
+/** Bytes queued for one slow client before it is closed (1008), by default. */
+export const DEFAULT_WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 /** The TOML name of a `[server]` field (for messages about changed keys). */
 export function serverKeyOf(field: string): string {
@@ -123,6 +139,7 @@ export function readServerSection(
     required: false,
     hint: 'the deadline of one upstream attempt in ms, connect and TLS included (default 500)',
   });
+  const ws = readWsLimits(r);
   const compressionMinBytes = r.integer('compression_min_bytes', {
     min: 0,
     max: MAX_COMPRESSION_MIN_BYTES,
@@ -141,6 +158,14 @@ export function readServerSection(
   const trustedProxies = readProxyRanges(section.trusted_proxies, file, problems);
   const admin = readAdminFields(r, env, file, problems);
   r.rejectUnknown(SERVER_KEYS);
+  if (ws.wsPort !== undefined && ws.wsPort !== 0 && ws.wsPort === port) {
+    problems.error(
+      file,
+      'server.ws_port',
+      `ws_port ${ws.wsPort} is the main port; the main port takes WebSocket upgrades already`,
+      'use port + 1 (where @solana/web3.js looks for it), or remove ws_port',
+    );
+  }
   const budget = requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const attempt = attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   if (attempt >= budget) {
@@ -204,7 +229,44 @@ export function readServerSection(
     compressionMinBytes: compressionMinBytes ?? DEFAULT_COMPRESSION_MIN_BYTES,
     keepAliveTimeoutMs: keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     trustedProxies,
+    ...ws,
     ...admin,
+  };
+}
+
+/** The `ws_*` keys of `[server]`, defaults applied. */
+function readWsLimits(r: FieldReader) {
+  const wsPort = r.integer('ws_port', { min: 0, max: 65535, required: false, hint: PORT_HINT });
+  const perIp = r.integer('ws_max_connections_per_ip', {
+    min: 1,
+    max: 1_000_000,
+    required: false,
+    hint: `WebSocket connections one client IP may hold; more get 429 (default ${DEFAULT_WS_CONNECTIONS_PER_IP})`,
+  });
+  const subscriptions = r.integer('ws_max_subscriptions_per_connection', {
+    min: MIN_WS_SUBSCRIPTIONS_PER_CONNECTION,
+    max: 1_000_000,
+    required: false,
+    hint: `at least ${MIN_WS_SUBSCRIPTIONS_PER_CONNECTION}: real apps open dozens (default ${DEFAULT_WS_SUBSCRIPTIONS_PER_CONNECTION})`,
+  });
+  const messages = r.integer('ws_max_messages_per_second', {
+    min: 1,
+    max: 1_000_000,
+    required: false,
+    hint: `messages one WebSocket client may send per second (default ${DEFAULT_WS_MESSAGES_PER_SECOND})`,
+  });
+  const buffered = r.integer('ws_max_buffered_bytes', {
+    min: 64 * 1024,
+    max: 1024 * 1024 * 1024,
+    required: false,
+    hint: 'bytes queued for a slow WebSocket client before it is closed, from 64 KiB to 1 GiB (default 16 MiB)',
+  });
+  return {
+    wsPort,
+    wsMaxConnectionsPerIp: perIp ?? DEFAULT_WS_CONNECTIONS_PER_IP,
+    wsMaxSubscriptionsPerConnection: subscriptions ?? DEFAULT_WS_SUBSCRIPTIONS_PER_CONNECTION,
+    wsMaxMessagesPerSecond: messages ?? DEFAULT_WS_MESSAGES_PER_SECOND,
+    wsMaxBufferedBytes: buffered ?? DEFAULT_WS_MAX_BUFFERED_BYTES,
   };
 }
 

@@ -15,6 +15,23 @@ export type PriceSource = 'routing' | 'custom' | 'unknown_method_cost';
 /** Price-table value meaning "this node does not serve the method". */
 export const UNPRICED = 0xffffffff;
 
+/**
+ * What a provider bills for WebSocket traffic (`[websocket]` of a price list), in credits. A
+ * node whose list has no `[websocket]` table is never given subscriptions.
+ */
+export interface WsPrices {
+  /** Per upstream connection opened. */
+  readonly connection: number;
+  /** Per subscribe call sent (failovers re-subscribe, and pay again). */
+  readonly subscribe: number;
+  /** Per unsubscribe call sent. */
+  readonly unsubscribe: number;
+  /** Per notification received. */
+  readonly notification: number;
+  /** Per 0.1 MB (100,000 bytes) received on the socket, answers and notifications alike. */
+  readonly tenthMb: number;
+}
+
 /** A compiled provider price list. Shared by every node that names the same file. */
 export interface PriceList {
   /** Absolute path of the file. */
@@ -28,6 +45,8 @@ export interface PriceList {
   readonly table: Uint32Array;
   /** Names priced explicitly, with their source (for `cascade price`). */
   readonly named: ReadonlyMap<string, { readonly cost: number; readonly source: PriceSource }>;
+  /** WebSocket prices; undefined = the provider's WebSocket is not used. */
+  readonly websocket?: WsPrices | undefined;
 }
 
 /** The `[server]` table, defaults applied. */
@@ -48,6 +67,21 @@ export interface ServerConfig {
   readonly requestTimeoutMs: number;
   /** Deadline of one upstream attempt in ms (connect, TLS, headers and body). */
   readonly attemptTimeoutMs: number;
+  /** A second listener taking only WebSocket upgrades (web3.js looks at port + 1). */
+  readonly wsPort?: number | undefined;
+  /**
+   * Set when `--port` moved `ws_port` along (to its port + 1): that port being taken is logged
+   * and the main port serves WebSockets alone, instead of failing the start.
+   */
+  readonly wsPortBestEffort?: boolean;
+  /** WebSocket connections one client IP may hold (more: the upgrade gets 429). */
+  readonly wsMaxConnectionsPerIp?: number;
+  /** Subscriptions one client connection may hold (more: an error answer). */
+  readonly wsMaxSubscriptionsPerConnection?: number;
+  /** Messages per second one client connection may send (burst = the limit). */
+  readonly wsMaxMessagesPerSecond?: number;
+  /** Bytes waiting to be written to one client before it is closed as too slow (1008). */
+  readonly wsMaxBufferedBytes?: number;
   /** Origins whose pages may call cascade (`*` = any); empty = no CORS answers at all. */
   readonly corsOrigins: readonly string[];
   /** Answers of at least this many bytes are gzipped for clients that ask; 0 = never. */
@@ -73,6 +107,10 @@ export interface NodeConfig {
   readonly url: string;
   /** The URL safe to print: env-derived parts and query values replaced by `***`. */
   readonly redactedUrl: string;
+  /** `ws_url` with env variables substituted; undefined = derived from `url` (http→ws). */
+  readonly wsUrl?: string | undefined;
+  /** `ws_url` safe to print. */
+  readonly redactedWsUrl?: string | undefined;
   /**
    * Headers sent on every request to the node (lower-case names, `$VAR`s expanded). The
    * values are secrets (API keys): never log them.

@@ -30,6 +30,11 @@ export class CorsPolicy {
     return origins.length === 0 ? undefined : new CorsPolicy(origins);
   }
 
+  /** Whether pages of `origin` may call cascade (the WebSocket upgrade asks this). */
+  allows(origin: string): boolean {
+    return this.#any || this.#origins.has(origin);
+  }
+
   /**
    * Marks an answer as readable by the request's origin when it is allowed (`*` when any
    * origin is). `Vary: Origin` keeps caches from serving one origin's answer to another.

@@ -172,6 +172,11 @@ export class ProxyServer {
     return this.#metricsPort;
   }
 
+  /** What the WebSocket side (core/ws) attaches to: the main listener and the routing context. */
+  get upgradeTarget(): { readonly listener: Server; readonly route: ProxyHandlerContext['route'] } {
+    return { listener: this.#server, route: this.#handler.route };
+  }
+
   get config(): Config {
     return this.#config;
   }

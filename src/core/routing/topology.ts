@@ -21,6 +21,7 @@ export interface TopologyDiff {
 
 const COMPARED_FIELDS = [
   'url',
+  'wsUrl',
   'tier',
   'rpsLimit',
   'maxConcurrent',
@@ -32,6 +33,7 @@ const COMPARED_FIELDS = [
 ] as const;
 const FIELD_LABEL: Record<(typeof COMPARED_FIELDS)[number], string> = {
   url: 'url',
+  wsUrl: 'ws_url',
   tier: 'tier',
   rpsLimit: 'rps_limit',
   maxConcurrent: 'max_concurrent',
@@ -55,7 +57,7 @@ function samePrices(a: NodeConfig, b: NodeConfig): boolean {
   const y = b.pricing;
   if (x.unknownMethodCost !== y.unknownMethodCost || x.named.size !== y.named.size) return false;
   for (const [name, price] of x.named) if (y.named.get(name)?.cost !== price.cost) return false;
-  return true;
+  return JSON.stringify(x.websocket) === JSON.stringify(y.websocket);
 }
 
 /** What changed between two node lists (names, and fields of surviving names). */

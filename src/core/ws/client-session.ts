@@ -1,0 +1,218 @@
+/**
+ * One client WebSocket. Each message is a JSON-RPC call: keep-alives are answered or swallowed
+ * here (web3.js and kit send `{"jsonrpc":"2.0","method":"ping"}` with no id, viem `net_version`
+ * with `id: null`) — never forwarded, never billed; subscribe and unsubscribe calls go to the
+ * hub; anything else enters the HTTP router exactly like a POST and its answer comes back on the
+ * socket with the client's id. Limits: messages per second (over it: an error answer), the
+ * subscriptions one connection may hold (over it: an error answer), and the bytes queued for
+ * a client that does not read (over it: closed with 1008).
+ */
+import type { WebSocket } from 'ws';
+import { RequestOutcome } from '../metrics.js';
+import type { ForwardHeaders } from '../node/attempt-response.js';
+import { TokenBucket } from '../node/token-bucket.js';
+import { ERROR_MESSAGE, RPC_ERROR, errorJson } from '../protocol/error-body.js';
+import { memberValueSpan, trimmedSpan } from '../protocol/json-spans.js';
+import {
+  isNotification,
+  parseRequest,
+  readIdJson,
+  type BatchElement,
+  type RpcRequest,
+} from '../protocol/rpc-request.js';
+import { routeBatch } from '../routing/batch-route.js';
+import { CanonicalJsonError, canonicalJson } from './canonical-json.js';
+import type { SharedSubscription, Subscriber } from './shared-subscription.js';
+import { subscribeMethodOf, unsubscribeFamilyOf } from './subscription-methods.js';
+import { answerOf, routeRequest } from './routed-answer.js';
+import type { GatewayContext } from './gateway-context.js';
+
+/** Policy violation (RFC 6455 §7.4.1): the client reads too slowly. */
+export const CLOSE_POLICY_VIOLATION = 1008;
+const TEXT_FRAME = { binary: false } as const;
+/** EIP-1474 "Limit exceeded". */
+const LIMIT_EXCEEDED = -32005;
+
+/** A connected client. */
+export class ClientSession implements Subscriber {
+  readonly subscriptions = new Map<string, SharedSubscription>();
+  pendingSubscribes = 0;
+  readonly #bucket: TokenBucket;
+  #closed = false;
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly ip: string,
+    readonly headers: ForwardHeaders,
+    readonly ctx: GatewayContext,
+  ) {
+    this.#bucket = new TokenBucket(ctx.limits.messagesPerSecond, ctx.route.clock.now());
+    // Text and binary frames alike carry JSON text.
+    socket.on('message', (data: Buffer) => this.#onMessage(data));
+    socket.on('error', () => undefined);
+  }
+
+  /** Sends one message unless the client is gone or too slow (then it is closed with 1008). */
+  send(data: Buffer | string): boolean {
+    const socket = this.socket;
+    if (this.#closed || socket.readyState !== socket.OPEN) return false;
+    if (socket.bufferedAmount > this.ctx.limits.maxBufferedBytes) {
+      this.ctx.counters.slowClientCloses++;
+      this.close(CLOSE_POLICY_VIOLATION, 'client too slow: outbound buffer over the limit');
+      return false;
+    }
+    // Text frames, as nodes send: browser-style clients (kit, viem) read binary ones as blobs.
+    socket.send(data, TEXT_FRAME);
+    return true;
+  }
+
+  /** Closes the socket with `code` (the close handshake, then the TCP connection). */
+  close(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.socket.close(code, reason);
+    // A client that never answers the close frame is cut off.
+    setTimeout(() => this.socket.terminate(), 2000).unref();
+  }
+
+  #error(code: number, message: string, idJson: string): void {
+    this.send(errorJson(code, message, idJson));
+  }
+
+  #onMessage(data: Buffer): void {
+    const parsed = parseRequest(data, this.ctx.registry);
+    if (!parsed.ok) {
+      const empty = parsed.problem === 'empty_batch';
+      return this.#error(
+        empty ? RPC_ERROR.invalidRequest : RPC_ERROR.parseError,
+        empty ? ERROR_MESSAGE.invalidRequest : ERROR_MESSAGE.parseError,
+        empty ? 'null' : parsed.idJson,
+      );
+    }
+    const request = parsed.request;
+    if (this.#isKeepAlive(request)) return;
+    const limit = this.ctx.limits.messagesPerSecond;
+    if (this.#bucket.tryTake(this.ctx.route.clock.now()) > 0) {
+      return this.#error(
+        LIMIT_EXCEEDED,
+        `Too many messages: at most ${limit} per second on one connection (server.ws_max_messages_per_second)`,
+        request.batch ? 'null' : readIdJson(request),
+      );
+    }
+    if (request.batch !== undefined) return void this.#batch(request.batch);
+    const subscribe = subscribeMethodOf(request.method, undefined);
+    if (subscribe !== undefined || unsubscribeFamilyOf(request.method) !== undefined) {
+      return this.#subscription(request);
+    }
+    void this.#route(request);
+  }
+
+  /** web3.js/kit's JSON `ping` and viem's `net_version` with id null: handled here. */
+  #isKeepAlive(request: RpcRequest): boolean {
+    if (request.method === 'ping') {
+      if (!isNotification(request))
+        this.send(`{"jsonrpc":"2.0","result":"pong","id":${readIdJson(request)}}`);
+      return true;
+    }
+    return request.method === 'net_version' && readIdJson(request) === 'null';
+  }
+
+  async #route(request: RpcRequest): Promise<void> {
+    const ctx = this.ctx;
+    const startedAt = ctx.route.clock.now();
+    const idJson = readIdJson(request);
+    const notification = isNotification(request);
+    let outcome: number = RequestOutcome.badGateway;
+    try {
+      const answer = await answerOf(await routeRequest(request, this.headers, ctx.route), idJson);
+      outcome = answer.forwarded
+        ? RequestOutcome.forwarded
+        : answer.timedOut
+          ? RequestOutcome.timeout
+          : RequestOutcome.badGateway;
+      if (!notification && answer.body.length > 0) this.send(answer.body);
+    } catch (err) {
+      ctx.logger.error({ err }, 'WebSocket request failed unexpectedly');
+      this.#error(-32603, 'Internal error', idJson);
+    }
+    ctx.route.metrics.request(outcome, (ctx.route.clock.now() - startedAt) / 1000);
+  }
+
+  async #batch(batch: readonly BatchElement[]): Promise<void> {
+    const ctx = this.ctx;
+    if (batch.length > ctx.maxBatchSize) {
+      return this.#error(
+        RPC_ERROR.invalidRequest,
+        `Batch of ${batch.length} requests exceeds the limit of ${ctx.maxBatchSize} (server.max_batch_size)`,
+        'null',
+      );
+    }
+    const named = (element: BatchElement) =>
+      element.method !== undefined &&
+      (subscribeMethodOf(element.method, undefined) !== undefined ||
+        unsubscribeFamilyOf(element.method) !== undefined);
+    if (batch.some(named)) {
+      return this.#error(
+        RPC_ERROR.invalidRequest,
+        'Subscribe and unsubscribe calls cannot be batched; send each as its own message',
+        'null',
+      );
+    }
+    ctx.route.metrics.batchSize(batch.length);
+    const startedAt = ctx.route.clock.now();
+    const result = await routeBatch(batch, this.headers, ctx.route);
+    if (result.body !== '') this.send(result.body);
+    const outcome = result.forwarded
+      ? RequestOutcome.forwarded
+      : result.timedOut
+        ? RequestOutcome.timeout
+        : RequestOutcome.badGateway;
+    ctx.route.metrics.request(outcome, (ctx.route.clock.now() - startedAt) / 1000);
+  }
+
+  /** A subscribe or unsubscribe call: params read once, canonically, then the hub. */
+  #subscription(request: RpcRequest): void {
+    const body = request.body;
+    const idJson = readIdJson(request);
+    let params: unknown;
+    let paramsJson = '[]';
+    try {
+      const span = memberValueSpan(body, trimmedSpan(body), 'params');
+      const text = span
+        ? body.toString('utf8', span.start, span.end)
+        : JSON.stringify((JSON.parse(body.toString('utf8')) as { params?: unknown }).params ?? []);
+      paramsJson = canonicalJson(text);
+      params = JSON.parse(paramsJson);
+    } catch (err) {
+      if (!(err instanceof CanonicalJsonError) && !(err instanceof SyntaxError)) throw err;
+      return this.#error(RPC_ERROR.parseError, ERROR_MESSAGE.parseError, idJson);
+    }
+    if (!Array.isArray(params))
+      return this.#error(-32602, 'Invalid params: expected an array', idJson);
+    const family = unsubscribeFamilyOf(request.method);
+    if (family !== undefined) {
+      this.send(this.ctx.hub.unsubscribe(this, family, params[0], idJson));
+      return;
+    }
+    const spec = subscribeMethodOf(request.method, params[0]);
+    if (spec === undefined) return;
+    if (spec === 'unknown_kind') {
+      return this.#error(-32601, `no "${String(params[0])}" subscription in eth namespace`, idJson);
+    }
+    const most = this.ctx.limits.subscriptionsPerConnection;
+    if (this.subscriptions.size + this.pendingSubscribes >= most) {
+      return this.#error(
+        LIMIT_EXCEEDED,
+        `Subscription limit reached: at most ${most} per connection (server.ws_max_subscriptions_per_connection)`,
+        idJson,
+      );
+    }
+    this.ctx.hub.subscribe(this, spec, paramsJson, params, idJson);
+  }
+
+  /** The socket closed (either side): every subscription lets the client go. */
+  disposed(): void {
+    this.#closed = true;
+    this.ctx.hub.detachAll(this);
+  }
+}

@@ -1,0 +1,282 @@
+/**
+ * cascade's WebSocket side: upgrades on the proxy's own port and paths (`/`, `/send-request`)
+ * and, with `[server] ws_port`, on a second listener that takes only upgrades (so
+ * @solana/web3.js, which looks at port + 1, needs nothing but the HTTP URL). Each upgrade is
+ * checked against the per-IP limit (429) and becomes a ClientSession; subscriptions live in the
+ * hub. Nothing here runs on the HTTP request path: the proxy only gains an `upgrade` listener.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ServerConfig } from '../config/types.js';
+import { CorsPolicy } from '../http/cors.js';
+import { FORWARDED_HEADERS } from '../http/proxy-handler.js';
+import { listen } from '../http/listen.js';
+import type { ForwardHeaders } from '../node/attempt-response.js';
+import type { MethodRegistry } from '../protocol/method-registry.js';
+import type { RouteContext } from '../routing/route-context.js';
+import { ClientSession } from './client-session.js';
+import {
+  DEFAULT_WS_TUNING,
+  limitsOf,
+  type GatewayContext,
+  type GatewayCounters,
+  type WsTuning,
+} from './gateway-context.js';
+import { callThroughRouter } from './routed-answer.js';
+import { CLOSE_SERVICE_RESTART, SubscriptionHub } from './subscription-hub.js';
+import { wsSnapshot } from './ws-snapshot.js';
+
+/** How to start the WebSocket side. */
+export interface WsGatewayOptions {
+  /** The proxy's main listener (upgrades are taken on it too). */
+  readonly listener: Server;
+  readonly route: RouteContext;
+  readonly registry: MethodRegistry;
+  readonly logger: Logger;
+  readonly server: ServerConfig;
+  /** Where the second listener binds (the proxy's host). */
+  readonly host: string;
+  /** Shorter timings for tests. */
+  readonly tuning?: Partial<WsTuning>;
+}
+
+const PATHS = new Set(['/', '/send-request']);
+
+function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/**
+ * Browsers apply no CORS to WebSockets: they send `Origin` and let the server decide. A page
+ * may connect when `cors_origins` lets it call cascade over HTTP, or when it is served from
+ * cascade's own host (a same-origin page behind the same reverse proxy). Clients outside a
+ * browser (web3.js, viem, ethers in Node) send no Origin and are not concerned.
+ */
+function originAllowed(req: IncomingMessage, cors: CorsPolicy | undefined): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined || cors?.allows(origin) === true) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+/** Refuses an upgrade with a plain HTTP answer on the raw socket. */
+function refuse(socket: Duplex, status: number, reason: string, message: string): void {
+  const body = JSON.stringify({ error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function forwardHeaders(req: IncomingMessage): ForwardHeaders {
+  let headers: Record<string, string> | undefined;
+  for (const name of FORWARDED_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string') (headers ??= {})[name] = value;
+  }
+  return headers;
+}
+
+/** The running WebSocket side. */
+export class WsGateway {
+  readonly hub: SubscriptionHub;
+  readonly #ctx: GatewayContext;
+  readonly #wss: WebSocketServer;
+  readonly #cors: CorsPolicy | undefined;
+  readonly #sessions = new Set<ClientSession>();
+  readonly #perIp = new Map<string, number>();
+  readonly #counters: GatewayCounters = { slowClientCloses: 0, rejectedUpgrades: new Map() };
+  readonly #onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void =>
+    this.#upgrade(req, socket, head);
+  #second: Server | undefined;
+  #port: number | undefined;
+  #tick: NodeJS.Timeout | undefined;
+  #closing: Promise<void> | undefined;
+
+  private constructor(private readonly options: WsGatewayOptions) {
+    const tuning = { ...DEFAULT_WS_TUNING, ...options.tuning };
+    const { route, registry, logger } = options;
+    this.hub = new SubscriptionHub({
+      route,
+      logger,
+      timing: tuning,
+      call: (method, params) => callThroughRouter(route, registry, method, params),
+    });
+    const limits = limitsOf(options.server);
+    this.#cors = CorsPolicy.from(options.server.corsOrigins);
+    this.#ctx = {
+      route,
+      registry,
+      logger,
+      hub: this.hub,
+      limits,
+      maxBatchSize: options.server.maxBatchSize,
+      counters: this.#counters,
+    };
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: limits.maxMessageBytes,
+      perMessageDeflate: false,
+      clientTracking: false,
+    });
+    this.#tick = setInterval(() => this.hub.tick(), tuning.tickMs);
+    this.#tick.unref();
+  }
+
+  /** Attaches to the proxy's listener and opens `ws_port` when configured. */
+  static async start(options: WsGatewayOptions): Promise<WsGateway> {
+    const gateway = new WsGateway(options);
+    options.listener.on('upgrade', gateway.#onUpgrade);
+    const wsPort = options.server.wsPort;
+    if (wsPort !== undefined) {
+      const second = createServer((_req, res) => {
+        res.writeHead(426, { 'content-type': 'application/json', upgrade: 'websocket' });
+        res.end(
+          '{"error":"this port takes WebSocket connections only (ws://); JSON-RPC over HTTP is on the main port"}',
+        );
+      });
+      second.on('upgrade', gateway.#onUpgrade);
+      try {
+        gateway.#port = await listen(second, options.host, wsPort, 'WebSocket');
+        gateway.#second = second;
+      } catch (err) {
+        if (options.server.wsPortBestEffort === true) {
+          options.logger.warn(
+            { port: wsPort, err: (err as Error).message },
+            'WebSocket port (port + 1) unavailable; WebSockets are served on the main port only',
+          );
+          return gateway;
+        }
+        await gateway.close();
+        throw err;
+      }
+    }
+    return gateway;
+  }
+
+  /** The bound port of the WebSocket-only listener, if any. */
+  get port(): number | undefined {
+    return this.#port;
+  }
+
+  /** Client sockets open now. */
+  get clients(): number {
+    return this.#sessions.size;
+  }
+
+  /** Map entries held for clients (sessions, per-IP counts): 0 when every client left. */
+  entries(): { sessions: number; ips: number } {
+    return { sessions: this.#sessions.size, ips: this.#perIp.size };
+  }
+
+  /** What /metrics shows of the WebSocket side now. */
+  snapshot(): ReturnType<typeof wsSnapshot> {
+    return wsSnapshot(this.#sessions.size, this.#counters, this.hub, this.options.route.table());
+  }
+
+  /** Closes every client with 1012 (service restart) and every upstream socket. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    clearInterval(this.#tick);
+    this.options.listener.off('upgrade', this.#onUpgrade);
+    this.hub.close();
+    const gone = [...this.#sessions].map(
+      (session) =>
+        new Promise<void>((resolve) => {
+          if (session.socket.readyState === session.socket.CLOSED) return resolve();
+          session.socket.once('close', () => resolve());
+          session.close(CLOSE_SERVICE_RESTART, 'cascade is restarting');
+        }),
+    );
+    await Promise.all(gone);
+    const second = this.#second;
+    if (second) {
+      second.closeAllConnections();
+      await new Promise<void>((resolve) => second.close(() => resolve()));
+    }
+  }
+
+  #reject(
+    socket: Duplex,
+    reason: string,
+    status: number,
+    statusText: string,
+    message: string,
+  ): void {
+    const rejected = this.#counters.rejectedUpgrades;
+    rejected.set(reason, (rejected.get(reason) ?? 0) + 1);
+    refuse(socket, status, statusText, message);
+  }
+
+  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => undefined);
+    if (this.#closing !== undefined) {
+      return this.#reject(
+        socket,
+        'shutting_down',
+        503,
+        'Service Unavailable',
+        'cascade is shutting down',
+      );
+    }
+    if (!PATHS.has(pathOf(req.url)))
+      return this.#reject(
+        socket,
+        'path',
+        404,
+        'Not Found',
+        'WebSocket paths are / and /send-request',
+      );
+    if (!originAllowed(req, this.#cors))
+      return this.#reject(
+        socket,
+        'origin',
+        403,
+        'Forbidden',
+        `pages of ${req.headers.origin} may not connect: add the origin to server.cors_origins`,
+      );
+    const ip = req.socket.remoteAddress ?? 'unknown';
+    const most = this.#ctx.limits.connectionsPerIp;
+    const held = this.#perIp.get(ip) ?? 0;
+    if (held >= most) {
+      return this.#reject(
+        socket,
+        'ip_limit',
+        429,
+        'Too Many Requests',
+        `at most ${most} WebSocket connections per client IP (server.ws_max_connections_per_ip)`,
+      );
+    }
+    // Counted from the upgrade request until its TCP connection ends, handshake or not.
+    this.#perIp.set(ip, held + 1);
+    socket.once('close', () => {
+      const left = (this.#perIp.get(ip) ?? 1) - 1;
+      if (left <= 0) this.#perIp.delete(ip);
+      else this.#perIp.set(ip, left);
+    });
+    this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) => this.#accept(ws, ip, req));
+  }
+
+  #accept(ws: WebSocket, ip: string, req: IncomingMessage): void {
+    if (this.#closing !== undefined) {
+      ws.close(CLOSE_SERVICE_RESTART, 'cascade is restarting');
+      return;
+    }
+    const session = new ClientSession(ws, ip, forwardHeaders(req), this.#ctx);
+    this.#sessions.add(session);
+    ws.once('close', () => {
+      this.#sessions.delete(session);
+      session.disposed();
+    });
+  }
+}

@@ -1,0 +1,122 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import type { Config, NodeConfig, ServerConfig, WsPrices } from '../../src/core/config/types.js';
+import { createPromMetrics } from '../../src/core/prom-metrics.js';
+import { startCascade, type Cascade } from '../../src/core/service.js';
+import type { WsTuning } from '../../src/core/ws/gateway-context.js';
+import {
+  MockChain,
+  startMockNodes,
+  type MockNode,
+  type MockNodeOptions,
+} from '../../src/mock/index.js';
+import { makeTempDir, type TempDir } from './temp-dir.js';
+import { TEST_REGISTRY, nodeConfig, priceList } from './node-config.js';
+import { serverConfig } from './proxy-harness.js';
+
+/** One node of a WebSocket test topology. */
+export interface WsTestNode extends Partial<Omit<NodeConfig, 'pricing' | 'url' | 'redactedUrl'>> {
+  readonly name: string;
+  readonly prices?: Record<string, number>;
+  /** `[websocket]` prices; null = the node's list has no [websocket] table. Default: all 0. */
+  readonly ws?: Partial<WsPrices> | null;
+  readonly mock?: Omit<MockNodeOptions, 'name' | 'chain'>;
+  /** `user:password` written into the node URL (HTTP Basic auth, as some providers take it). */
+  readonly userinfo?: string;
+}
+
+/** cascade (in-process, as `cascade serve` runs it) in front of mock nodes on a manual chain. */
+export interface WsHarness {
+  readonly cascade: Cascade;
+  readonly mocks: Record<string, MockNode>;
+  readonly chain: MockChain;
+  /** http://127.0.0.1:PORT */
+  readonly url: string;
+  /** ws://127.0.0.1:PORT (the main port) */
+  readonly wsUrl: string;
+  readonly logs: string[];
+  metrics(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Fast keep-alive and failover for tests: a stall is noticed on the third 50 ms tick. The
+ * call and connect deadlines are generous: a loaded machine must not fail a healthy node.
+ */
+export const TEST_WS_TUNING: Partial<WsTuning> = {
+  pingIntervalMs: 50,
+  requestTimeoutMs: 10_000,
+  connectTimeoutMs: 10_000,
+  idleCloseMs: 50,
+  failoverBudgetMs: 3000,
+  tickMs: 20,
+};
+
+/** Starts mock nodes (sharing one manual chain) and cascade in front of them. */
+export async function startWsHarness(
+  nodes: readonly WsTestNode[],
+  options: { server?: Partial<ServerConfig>; tuning?: Partial<WsTuning> } = {},
+): Promise<WsHarness> {
+  const chain = new MockChain({ manual: true });
+  const mockList = await startMockNodes(
+    nodes.map((node) => ({ name: node.name, chain, ...node.mock })),
+  );
+  const mocks = Object.fromEntries(mockList.map((mock) => [mock.name, mock]));
+  const configs = nodes.map((node) => {
+    const { prices, ws, mock: _mock, userinfo, ...rest } = node;
+    const base = priceList(prices ?? {}, 1);
+    const websocket: WsPrices | undefined =
+      ws === null
+        ? undefined
+        : { connection: 0, subscribe: 0, unsubscribe: 0, notification: 0, tenthMb: 0, ...ws };
+    const plain = mocks[node.name]!.url;
+    const url = userinfo === undefined ? plain : plain.replace('://', `://${userinfo}@`);
+    const monthlyLimit = rest.monthlyLimit;
+    const spilloverThreshold =
+      monthlyLimit === undefined ? Infinity : Math.floor((monthlyLimit * 95) / 100);
+    return nodeConfig({
+      spilloverThreshold,
+      ...rest,
+      url,
+      redactedUrl: url,
+      pricing: { ...base, websocket },
+    });
+  });
+  const config: Config = {
+    path: '/test/config.toml',
+    server: serverConfig(options.server),
+    nodes: configs,
+  };
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const temp: TempDir = makeTempDir('cascade-ws-');
+  const cascade = await startCascade({
+    config,
+    registry: TEST_REGISTRY,
+    logger: pino({ level: 'info' }, sink),
+    version: '0.0.0-test',
+    quotasPath: temp.path('quotas.json'),
+    metrics: createPromMetrics({ version: '0.0.0-test' }),
+    wsTuning: { ...TEST_WS_TUNING, ...options.tuning },
+  });
+  const port = cascade.server.port;
+  return {
+    cascade,
+    mocks,
+    chain,
+    url: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}`,
+    logs,
+    metrics: async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
+    async close() {
+      await cascade.close();
+      await Promise.all(mockList.map((mock) => mock.close()));
+      temp.cleanup();
+    },
+  };
+}
