@@ -8,7 +8,7 @@ import { startAdminServer, type AdminAccess, type AdminServer } from './http/adm
 import type { QuotaFlusher } from './quota/quota-flusher.js';
 import { quotaReport } from './quota/quota-report.js';
 import type { RolloverEvent } from './quota/rollover.js';
-import { HEARTBEAT_MS, refreshServerLock } from './quota/server-lock.js';
+import { HEARTBEAT_MS, refreshServerLock, releaseServerLock } from './quota/server-lock.js';
 import type { SharedUsageLedger } from './quota/shared-usage-ledger.js';
 import type { UsageLedger } from './quota/usage-ledger.js';
 import { RedisCoordinator, type ShareTarget } from './cluster/redis-coordinator.js';
@@ -18,6 +18,30 @@ import type { MethodRegistry } from './protocol/method-registry.js';
 import type { WsTuning } from './ws/gateway-context.js';
 import { WsGateway } from './ws/ws-gateway.js';
 import { wsUrlOf } from './ws/ws-url.js';
+
+/**
+ * The last step of a shutdown: the final usage write (exit code 1 when it fails, logged), the
+ * quotas lock released, and each node's usage for the summary.
+ */
+export async function finalUsageWrite(
+  flusher: QuotaFlusher,
+  ledger: UsageLedger,
+  quotasPath: string,
+  logger: Logger,
+): Promise<{ code: 0 | 1; usage: Record<string, number> }> {
+  let code: 0 | 1 = 0;
+  try {
+    await flusher.close();
+  } catch (err) {
+    logger.error({ err: (err as Error).message, file: quotasPath }, 'final quota write failed');
+    code = 1;
+  }
+  releaseServerLock(quotasPath);
+  const usage = Object.fromEntries(
+    [...ledger.snapshot()].map(([name, entry]) => [name, entry.used]),
+  );
+  return { code, usage };
+}
 
 /** The node configs now in force. */
 export type NodeList = () => readonly NodeConfig[];

@@ -30,12 +30,13 @@ import type { ClusterSample } from './metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import { QuotaFlusher } from './quota/quota-flusher.js';
 import type { RolloverEvent } from './quota/rollover.js';
-import { acquireServerLock, releaseServerLock } from './quota/server-lock.js';
+import { acquireServerLock } from './quota/server-lock.js';
 import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
 import { LocalUsageLedger } from './quota/usage-ledger.js';
 import { diffNodes } from './routing/topology.js';
 import type { ReloadOutcome } from './service-reload.js';
 import {
+  finalUsageWrite,
   joinFleet,
   logNodes,
   logRollover,
@@ -274,18 +275,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     await coordinator?.stop();
     metricsServer?.closeAllConnections();
     metricsServer?.close();
-    let code: 0 | 1 = 0;
-    try {
-      await flusher.close();
-    } catch (err) {
-      logger.error({ err: (err as Error).message, file: quotasPath }, 'final quota write failed');
-      code = 1;
-    }
-    releaseServerLock(quotasPath);
-    const usage = Object.fromEntries(
-      [...ledger.snapshot()].map(([name, entry]) => [name, entry.used]),
-    );
-    return { code, usage };
+    return finalUsageWrite(flusher, ledger, quotasPath, logger);
   };
   let closed: Promise<PrimarySummary> | undefined;
   return { quotasPath, adminPort: admin?.port, reload, close: () => (closed ??= close()) };

@@ -14,7 +14,7 @@ import type { ProxyMetrics } from './metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
 import { QuotaFlusher } from './quota/quota-flusher.js';
 import type { RolloverEvent } from './quota/rollover.js';
-import { acquireServerLock, releaseServerLock } from './quota/server-lock.js';
+import { acquireServerLock } from './quota/server-lock.js';
 import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
 import { LocalUsageLedger } from './quota/usage-ledger.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
@@ -24,6 +24,7 @@ import { applyReload, type ReloadOutcome } from './service-reload.js';
 import { handleStatusRoute } from './admin/admin-routes.js';
 import { LocalOperator } from './admin/local-operator.js';
 import {
+  finalUsageWrite,
   joinFleet,
   statusOnMetricsPort,
   logNodes,
@@ -207,17 +208,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     await running.close();
     // Sends what the last requests booked before the final write keeps the rest as unsent.
     await coordinator?.stop();
-    let code: 0 | 1 = 0;
-    try {
-      await flusher.close();
-    } catch (err) {
-      logger.error({ err: (err as Error).message, file: quotasPath }, 'final quota write failed');
-      code = 1;
-    }
-    releaseServerLock(quotasPath);
-    const usage = Object.fromEntries(
-      [...ledger.snapshot()].map(([name, entry]) => [name, entry.used]),
-    );
+    const { code, usage } = await finalUsageWrite(flusher, ledger, quotasPath, logger);
     return { code, requests: running.requestCounts(), usage };
   };
 
