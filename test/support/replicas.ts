@@ -5,14 +5,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import type { Clock } from '../../src/core/clock.js';
 import type { ClusterConfig, Config, NodeConfig } from '../../src/core/config/types.js';
-import { createPromMetrics } from '../../src/core/prom-metrics.js';
-import { startCascade, type Cascade } from '../../src/core/service.js';
+import type { Cascade } from '../../src/core/service.js';
 import { serverConfig } from './proxy-harness.js';
-import { TEST_REGISTRY } from './node-config.js';
+import { startTestCascade } from './test-cascade.js';
 
 /** A replica and what it logged. */
 export interface Replica {
@@ -37,13 +34,6 @@ export interface ReplicaOptions {
 
 /** Starts one replica on a free port. */
 export async function startReplica(options: ReplicaOptions): Promise<Replica> {
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logs.push(chunk.toString());
-      done();
-    },
-  });
   const cluster: ClusterConfig = {
     workers: 1,
     redisUrl: options.redisUrl,
@@ -64,15 +54,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   };
   const quotasPath =
     options.quotasPath ?? join(mkdtempSync(join(tmpdir(), 'cascade-replica-')), 'quotas.json');
-  const cascade = await startCascade({
-    config,
-    registry: TEST_REGISTRY,
-    logger: pino({ level: 'info' }, sink),
-    version: '0.0.0-test',
-    quotasPath,
-    metrics: createPromMetrics({ version: '0.0.0-test' }),
-    clock: options.clock,
-  });
+  const { cascade, logs } = await startTestCascade(config, { quotasPath, clock: options.clock });
   const url = `http://127.0.0.1:${cascade.server.port}`;
   return {
     cascade,

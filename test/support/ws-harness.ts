@@ -1,8 +1,5 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import type { Config, NodeConfig, ServerConfig, WsPrices } from '../../src/core/config/types.js';
-import { createPromMetrics } from '../../src/core/prom-metrics.js';
-import { startCascade, type Cascade } from '../../src/core/service.js';
+import type { Cascade } from '../../src/core/service.js';
 import type { WsTuning } from '../../src/core/ws/gateway-context.js';
 import {
   MockChain,
@@ -11,8 +8,9 @@ import {
   type MockNodeOptions,
 } from '../../src/mock/index.js';
 import { makeTempDir, type TempDir } from './temp-dir.js';
-import { TEST_REGISTRY, nodeConfig, priceList } from './node-config.js';
+import { nodeConfig, priceList } from './node-config.js';
 import { serverConfig } from './proxy-harness.js';
+import { startTestCascade } from './test-cascade.js';
 
 /** One node of a WebSocket test topology. */
 export interface WsTestNode extends Partial<Omit<NodeConfig, 'pricing' | 'url' | 'redactedUrl'>> {
@@ -87,21 +85,9 @@ export async function startWsHarness(
     server: serverConfig(options.server),
     nodes: configs,
   };
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logs.push(chunk.toString());
-      done();
-    },
-  });
   const temp: TempDir = makeTempDir('cascade-ws-');
-  const cascade = await startCascade({
-    config,
-    registry: TEST_REGISTRY,
-    logger: pino({ level: 'info' }, sink),
-    version: '0.0.0-test',
+  const { cascade, logs } = await startTestCascade(config, {
     quotasPath: temp.path('quotas.json'),
-    metrics: createPromMetrics({ version: '0.0.0-test' }),
     wsTuning: { ...TEST_WS_TUNING, ...options.tuning },
   });
   const port = cascade.server.port;
