@@ -37,7 +37,8 @@ import {
   type RedisWindow,
   type WorkersWindow,
 } from './cluster-report.js';
-import { LoadClient, runWrk, writeWrkScript } from './hotpath-load.js';
+import { LoadClient } from './hotpath-load-client.js';
+import { runWrk, writeWrkScript } from './hotpath-wrk.js';
 
 const REPO_ROOT = path.resolve('.');
 const BODY =

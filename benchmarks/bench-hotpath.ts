@@ -28,6 +28,7 @@ import { startMockProcess, type MockProcess } from '../src/mock/index.js';
 import { clockTicks } from '../src/bench/process-stats.js';
 import { resultsTable, targetsTable } from './hotpath-report.js';
 import { TARGET_NAMES, checkTargets, derive, type Results } from './hotpath-results.js';
+import { profileHotpath } from './hotpath-profile.js';
 import { CROWD_DELAY_MS, HotpathRunner, type RunnerOptions } from './hotpath-runner.js';
 import {
   hotpathNodeCount,
@@ -246,7 +247,7 @@ async function main(): Promise<void> {
     const log = (text: string) => process.stdout.write(`${text}\n`);
     log(`${placement}; closed loop on ${opts.useWrk ? 'wrk' : 'autocannon'}`);
     if (opts.profileDir !== undefined) {
-      log(await runner.profile(path.resolve(opts.profileDir)));
+      log(await profileHotpath(runner, path.resolve(opts.profileDir)));
       return;
     }
     const results = await runner.run(log);

@@ -6,22 +6,9 @@
  * (c); phase 2 (delay 5 ms, targets started fresh again so peak RSS is theirs) runs (d), one
  * full-length window per target.
  */
-import { mkdirSync, readdirSync } from 'node:fs';
-import path from 'node:path';
-import {
-  compareProfiles,
-  renderProfile,
-  summariseProfileFile,
-  type ProfileSummary,
-  type ProfileWindow,
-} from './hotpath-cpuprofile.js';
-import {
-  LoadClient,
-  runAutocannon,
-  runWrk,
-  writeWrkScript,
-  type LoadResult,
-} from './hotpath-load.js';
+import { runAutocannon, type LoadResult } from './hotpath-load.js';
+import { LoadClient } from './hotpath-load-client.js';
+import { runWrk, writeWrkScript } from './hotpath-wrk.js';
 import type { MockProcess } from '../src/mock/index.js';
 import { readCpuBusy, readProcess, readProcesses } from '../src/bench/process-stats.js';
 import {
@@ -79,8 +66,6 @@ function peakRss(target: Target): number | undefined {
 /** Microseconds to seconds, keeping undefined. */
 const seconds = (micros: number | undefined): number | undefined =>
   micros === undefined ? undefined : micros / 1e6;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The scenarios of one benchmark run. */
 export class HotpathRunner {
@@ -266,51 +251,5 @@ export class HotpathRunner {
       clients.set(name, client);
     }
     return client.closedLoop(WINDOW_S);
-  }
-
-  /** The reference and cascade under (a) with --cpu-prof (200 µs sampling); returns their summaries (Markdown). */
-  async profile(dir: string): Promise<string> {
-    mkdirSync(dir, { recursive: true });
-    await this.mocks.setBehaviour({ delayMs: 0, jitterMs: 0 });
-    const profiles: { label: string; summary: ProfileSummary; requests: number }[] = [];
-    let text = '';
-    for (const name of ['reference', 'cascade'] as const) {
-      const before = new Set(readdirSync(dir));
-      const target = await this.start(name, [
-        '--cpu-prof',
-        `--cpu-prof-dir=${dir}`,
-        '--cpu-prof-interval=200',
-      ]);
-      let requests = 0;
-      let measured: Window;
-      let window: ProfileWindow;
-      try {
-        const fromMs = performance.now() - target.spawnedAt;
-        requests += (await this.closedLoop(target.url, 50, this.opts.warmUpS)).requests;
-        measured = await this.measure(target, () =>
-          this.closedLoop(target.url, 50, this.opts.durationS),
-        );
-        requests += measured.load.requests;
-        window = { fromMs, toMs: performance.now() - target.spawnedAt };
-      } finally {
-        await target.stop();
-      }
-      await sleep(200);
-      const written = readdirSync(dir).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
-      if (written === undefined) throw new Error(`no .cpuprofile was written to ${dir}`);
-      const file = path.join(dir, written);
-      // Only the load (warm-up + measurement) counts: start-up and shutdown are cut off.
-      const summary = summariseProfileFile(file, 15, window);
-      profiles.push({ label: name, summary, requests });
-      const perRequest = summarise([measured]).cpuUsPerRequest?.median;
-      text +=
-        `\n## ${name} under (a): ${Math.round(measured.load.rps)} req/s, ` +
-        `${perRequest?.toFixed(1)} µs CPU/request (profiler on)\n${file}\n\n` +
-        `${renderProfile(summary)}\n`;
-    }
-    return (
-      `${text}\n## Self time per request by module, reference vs cascade\n\n` +
-      `${compareProfiles(profiles[0]!, profiles[1]!)}\n`
-    );
   }
 }
