@@ -33,7 +33,6 @@ export interface LoadSpec {
   readonly durationS: number;
 }
 
-
 /** Closed-loop load with autocannon (in this process, through runLoad of `cascade bench`). */
 export async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
   const run = await runLoad({ ...spec, timeoutS: 10 });
