@@ -61,7 +61,7 @@ export class SharedUsageLedger extends CounterLedger<SharedCounter> implements U
   /** Batch numbers start from the wall clock, above any earlier run's under the same name. */
   #seq = Date.now() * 1000;
 
-  protected newCounter(name: string): SharedCounter {
+  protected override newCounter(name: string): SharedCounter {
     return new SharedCounter(name);
   }
 

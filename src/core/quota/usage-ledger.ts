@@ -120,7 +120,7 @@ class LocalCounter implements UsageCounter {
 export class LocalUsageLedger extends CounterLedger<LocalCounter> implements UsageLedger {
   readonly #epochs = new Map<string, number>();
 
-  protected newCounter(name: string): LocalCounter {
+  protected override newCounter(name: string): LocalCounter {
     return new LocalCounter(name);
   }
 
