@@ -28,6 +28,7 @@ import { startMockProcess, type MockProcess } from '../src/mock/index.js';
 import { clockTicks } from '../src/bench/process-stats.js';
 import { resultsTable, targetsTable } from './hotpath-report.js';
 import { TARGET_NAMES, checkTargets, derive, type Results } from './hotpath-results.js';
+import { BODY, placeProcesses, toolVersion } from './hotpath-placement.js';
 import { CROWD_DELAY_MS, HotpathRunner, type RunnerOptions } from './hotpath-runner.js';
 import {
   hotpathNodeCount,
@@ -39,23 +40,11 @@ import {
 } from './hotpath-targets.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** A getBalance as @solana/web3.js (jayson) writes it: `method` first, a uuid id. */
-const BODY =
-  '{"method":"getBalance","jsonrpc":"2.0","params":["83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaY3mDLVcri"],"id":"8f2c1d3e-5b7a-4c9e-a1f0-3d2b6e8c9a71"}';
-/** The CPU the proxies under test are pinned to (everything else of the benchmark: CPU 0). */
-const PROXY_CPU = 1;
 /** Above this share of the proxy CPU used by others in a window, the report says so. */
 const NOISE_WARNING = 0.1;
 
 interface Options extends Omit<RunnerOptions, 'proxyCpu' | 'body'> {
   readonly profileDir: string | undefined;
-}
-
-/** The first line a tool prints about itself, or undefined when it cannot be run. */
-function toolVersion(command: string, args: string[]): string | undefined {
-  const result = spawnSync(command, args, { encoding: 'utf8' });
-  if (result.error) return undefined;
-  return `${result.stdout}${result.stderr}`.split('\n')[0]?.trim();
 }
 
 function options(): Options {
@@ -87,21 +76,6 @@ function options(): Options {
     useWrk: !values['no-wrk'] && toolVersion('wrk', ['-v']) !== undefined,
     useNginx: !values['no-nginx'] && nginxVersion() !== undefined,
     profileDir: values.profile,
-  };
-}
-
-/** Pins this process (and so the load generator and mocks it starts) to CPU 0. */
-function placeProcesses(): { pin: string[]; proxyCpu: number | undefined; placement: string } {
-  const cpus = os.availableParallelism();
-  if (cpus < 2) return { pin: [], proxyCpu: undefined, placement: `unpinned (${cpus} CPU)` };
-  if (toolVersion('taskset', ['-V']) === undefined) {
-    return { pin: [], proxyCpu: undefined, placement: 'unpinned (taskset not installed)' };
-  }
-  spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
-  return {
-    pin: ['taskset', '-c', String(PROXY_CPU)],
-    proxyCpu: PROXY_CPU,
-    placement: `proxies under test on CPU ${PROXY_CPU}; load generator, mock nodes and harness on CPU 0`,
   };
 }
 

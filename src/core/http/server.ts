@@ -12,11 +12,12 @@ import { trustedProxyList } from './client-address.js';
 import { CorsPolicy } from './cors.js';
 import { drainServer } from './drain.js';
 import { healthReport, type HealthReport } from './health.js';
+import { HealthTicker } from './health-ticker.js';
 import { listen } from './listen.js';
 import { listenerOptions } from './listener-options.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
 import { sendBytes, sendJson, sendStatus } from './respond.js';
-import { healthSamples, quotaSamples } from './server-samples.js';
+import { quotaSamples } from './server-samples.js';
 import { sameValue, type ProxyServerOptions } from './server-options.js';
 
 export type { ProxyServerOptions } from './server-options.js';
@@ -47,8 +48,7 @@ export class ProxyServer {
   #policies: PolicyTable;
   #rankTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
-  #allDown = false;
-  readonly #down = new Set<string>();
+  readonly #health: HealthTicker;
   #port = 0;
   #metricsPort: number | undefined;
 
@@ -106,6 +106,7 @@ export class ProxyServer {
       routingHeaders: server.routingHeaders,
     };
     this.#cors = CorsPolicy.from(server.corsOrigins);
+    this.#health = new HealthTicker(this.topology, this.metrics, this.#clock, options.logger);
     this.#server = createServer(listenerOptions(server.keepAliveTimeoutMs), (req, res) =>
       this.#onRequest(req, res),
     );
@@ -146,8 +147,8 @@ export class ProxyServer {
       }
     }
     proxy.metrics.setQuotaSource(() => quotaSamples(proxy.topology.table.all, new Date()));
-    proxy.#tick();
-    proxy.#rankTimer = setInterval(() => proxy.#tick(), RANK_INTERVAL_MS);
+    proxy.#health.tick();
+    proxy.#rankTimer = setInterval(() => proxy.#health.tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
   }
 
@@ -200,7 +201,7 @@ export class ProxyServer {
     // [server] and [cluster] apply at startup only.
     this.#config = { ...config, server: before, cluster: this.#config.cluster };
     for (const transport of retired) void transport.close().catch(() => undefined);
-    this.#tick();
+    this.#health.tick();
     return { diff, serverChanged };
   }
 
@@ -235,33 +236,6 @@ export class ProxyServer {
     }
     // A graceful pool close would wait for attempts nobody is waiting for any more.
     await (cutOff ? this.topology.destroy() : this.topology.close());
-  }
-
-  #tick(): void {
-    this.topology.rank();
-    const now = this.#clock.now();
-    const samples = healthSamples(this.topology.table.all, now);
-    this.metrics.publishHealth(samples);
-    this.#logPenaltyChanges(now);
-    const healthy = samples.filter((sample) => sample.healthy).length;
-    if (healthy === 0 && samples.length > 0 && !this.#allDown) {
-      this.#options.logger.error(
-        { nodes: samples.length },
-        'every node is penalized; requests fail open',
-      );
-    }
-    this.#allDown = healthy === 0 && samples.length > 0;
-  }
-
-  /** Logs nodes whose penalty ran out (a success clearing it is logged by the router). */
-  #logPenaltyChanges(now: number): void {
-    for (const node of this.topology.table.all) {
-      if (node.penalty.isActive(now)) {
-        this.#down.add(node.name);
-      } else if (this.#down.delete(node.name) && node.penalty.until !== 0) {
-        this.#options.logger.info({ node: node.name }, 'node penalty over; back in rotation');
-      }
-    }
   }
 
   #onRequest(req: IncomingMessage, res: ServerResponse): void {

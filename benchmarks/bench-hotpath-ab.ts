@@ -1,0 +1,142 @@
+/**
+ * Before/after for the request path: this checkout's cascade against another built checkout's
+ * (a commit before a change), with the bare reference proxy as the yardstick, all three started
+ * at once and measured in many interleaved 1 s windows of the hot-path benchmark's scenario (a)
+ * (50 connections, closed loop, mock delay 0). Both cascades read their own checkout's
+ * config/balancer_config/hotpath.toml and price lists, so an older commit runs with the config
+ * it understands. Interleaving cancels most of a shared machine's drift; the medians of the
+ * per-round ratios are what to compare.
+ *
+ *     git worktree add ../before <commit> && (cd ../before && npm ci && npm run build)
+ *     npm run bench:hotpath-ab -- --other ../before [--rounds 60] [--warm-up 3] [--profile DIR]
+ *
+ * On a shared VM single 1 s windows vary by ±30% or more; 60 rounds (about 4 minutes) resolve
+ * a difference of a few percent. `--profile DIR` writes a .cpuprofile of each cascade (read
+ * them with hotpath-cpuprofile.js).
+ */
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startMockProcess, type MockProcess } from '../src/mock/index.js';
+import { readProcesses } from '../src/bench/process-stats.js';
+import { BODY, placeProcesses, toolVersion } from './hotpath-placement.js';
+import { runWrk, runAutocannon, writeWrkScript, type LoadResult } from './hotpath-load.js';
+import {
+  hotpathNodeCount,
+  snapshotDist,
+  startCascade,
+  startReference,
+  writeCascadeConfig,
+  type Target,
+  type TargetSetup,
+} from './hotpath-targets.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The other checkout's dist/ only (it may predate benchmarks/). */
+function snapshotCli(root: string, dir: string): string {
+  const runRoot = path.join(dir, 'run');
+  mkdirSync(runRoot, { recursive: true });
+  cpSync(path.join(root, 'dist'), path.join(runRoot, 'dist'), { recursive: true });
+  copyFileSync(path.join(root, 'package.json'), path.join(runRoot, 'package.json'));
+  symlinkSync(path.join(root, 'node_modules'), path.join(runRoot, 'node_modules'), 'dir');
+  return runRoot;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      other: { type: 'string' },
+      rounds: { type: 'string', default: '60' },
+      'warm-up': { type: 'string', default: '3' },
+      profile: { type: 'string' },
+    },
+  });
+  if (values.other === undefined) throw new Error('--other DIR: the checkout to compare with');
+  const other = path.resolve(values.other);
+  const rounds = Number(values.rounds);
+  const warmUp = Number(values['warm-up']);
+  const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'cascade-ab-'));
+  const prefix = placeProcesses().pin;
+  const wrk = toolVersion('wrk', ['-v']) !== undefined;
+  const script = wrk ? writeWrkScript(tmpDir, BODY) : undefined;
+  const load = (url: string, seconds: number): Promise<LoadResult> => {
+    const spec = { url, body: BODY, connections: 50, durationS: seconds };
+    return script ? runWrk(spec, script) : runAutocannon(spec);
+  };
+  let mocks: MockProcess | undefined;
+  const targets = new Map<string, Target>();
+  try {
+    const setups = (['this', 'other'] as const).map((name) => ({
+      name,
+      root: name === 'this' ? REPO_ROOT : other,
+      dir: path.join(tmpDir, name),
+    }));
+    const nodes = hotpathNodeCount(REPO_ROOT);
+    mocks = await startMockProcess(
+      Array.from({ length: nodes }, (_, i) => ({ name: `hotpath-${i + 1}` })),
+    );
+    const urls = mocks.nodes.map((node) => node.url);
+    for (const { name, root, dir } of setups) {
+      const runRoot = name === 'this' ? snapshotDist(root, dir) : snapshotCli(root, dir);
+      const setup: TargetSetup = { repoRoot: root, runRoot, tmpDir: dir, pin: prefix };
+      const config = writeCascadeConfig(setup, urls);
+      const profDir = values.profile && path.resolve(values.profile, name);
+      const nodeArgs = profDir
+        ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=100']
+        : [];
+      targets.set(name, await startCascade(setup, config.file, nodeArgs));
+      if (name === 'this') {
+        targets.set('reference', await startReference(setup, config.firstTier));
+      }
+    }
+    for (const target of targets.values()) await load(target.url, warmUp);
+    const perRequest = new Map<string, number[]>([...targets.keys()].map((k) => [k, []]));
+    const served = new Map<string, number>();
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, target] of targets) {
+        const pids = target.pids();
+        const before = readProcesses(pids)!.cpuMicros;
+        const result = await load(target.url, 1);
+        const after = readProcesses(pids)!.cpuMicros;
+        perRequest.get(name)!.push((after - before) / result.requests);
+        served.set(name, (served.get(name) ?? 0) + result.requests);
+      }
+      process.stdout.write('.');
+    }
+    process.stdout.write('\n');
+    const ref = perRequest.get('reference')!;
+    const line = (name: string): string => {
+      const cpu = perRequest.get(name)!;
+      const ratios = cpu.map((v, i) => v / ref[i]!);
+      return `${name.padEnd(9)} ${median(cpu).toFixed(1)} µs/request, vs reference ${median(ratios).toFixed(3)}× (per-round ratios ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+    };
+    const mine = perRequest.get('this')!;
+    const theirs = perRequest.get('other')!;
+    const ab = median(mine.map((v, i) => v / theirs[i]!));
+    process.stdout.write(
+      [
+        `${rounds} rounds of 1 s, 50 connections, ${wrk ? 'wrk' : 'autocannon'}; this = ${REPO_ROOT}, other = ${other}`,
+        line('reference'),
+        line('this'),
+        line('other'),
+        `this / other: ${ab.toFixed(3)}× (median of per-round ratios)`,
+        `requests served in rounds: ${[...served].map(([n, v]) => `${n} ${v}`).join(', ')}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    for (const target of targets.values()) await target.stop();
+    await mocks?.close();
+    rmSync(tmpDir, { recursive: true, force: true });
+  }
+}
+
+await main();

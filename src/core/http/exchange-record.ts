@@ -1,0 +1,127 @@
+/**
+ * What every way of answering a proxied request shares: the handler's context, the exchange's
+ * state (one per request), and how an answer is recorded — once per request, whichever path
+ * (single, batch, refusal, internal failure) gave it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BlockList } from 'node:net';
+import type { Logger } from 'pino';
+import type { ResponseCache } from '../cache/response-cache.js';
+import type { Clock } from '../clock.js';
+import { RequestOutcome, type ProxyMetrics } from '../metrics.js';
+import type { ForwardHeaders } from '../node/attempt-response.js';
+import type { MethodRegistry } from '../protocol/method-registry.js';
+import type { RouteContext } from '../routing/route-context.js';
+import { logAccess } from './access-log.js';
+import { sendRpcError } from './respond.js';
+
+/** Client headers passed on to upstreams: tracing ids and client identification only. */
+export const FORWARDED_HEADERS = [
+  'traceparent',
+  'tracestate',
+  'x-request-id',
+  'solana-client',
+] as const;
+
+/** Everything the proxy route needs. */
+export interface ProxyHandlerContext {
+  readonly route: RouteContext;
+  /** The response cache and coalescer (reconfigured in place on reload). */
+  readonly cache: ResponseCache | undefined;
+  readonly registry: MethodRegistry;
+  readonly metrics: ProxyMetrics;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly maxBodyBytes: number;
+  readonly maxBatchSize: number;
+  /** Upstream answers this big are gzipped for clients that ask; 0 = never. */
+  readonly compressionMinBytes: number;
+  /** Peers whose X-Forwarded-For names the client (access log); undefined = none. */
+  readonly trustedProxies: BlockList | undefined;
+  readonly accessLog: boolean;
+  /** Requests answered, by REQUEST_OUTCOMES index (the shutdown summary reads it). */
+  readonly counts: Float64Array;
+  /** Set when shutdown starts: answers then close their connection. */
+  readonly drain: { active: boolean };
+  /** `[server] routing_headers`: answers say which node(s) served, after how many attempts, at what price. */
+  readonly routingHeaders: boolean;
+}
+
+/** One request being answered (the proxy handler's Exchange). */
+export interface ExchangeState {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly ctx: ProxyHandlerContext;
+  /** Clock reading when the request arrived. */
+  readonly startedAt: number;
+  /** Whether the request's outcome is recorded (exactly once, whatever path answered it). */
+  counted: boolean;
+}
+
+/** The routing headers (only with `routing_headers = true`: they disclose provider names). */
+export function setRoutingHeaders(
+  res: ServerResponse,
+  node: string | undefined,
+  attempts: number,
+  credits: number,
+): void {
+  if (node !== undefined && node !== '') res.setHeader('x-cascade-node', node);
+  res.setHeader('x-cascade-attempts', attempts);
+  res.setHeader('x-cascade-credits', credits);
+}
+
+/** The tracing and client-identification headers the client sent, for the upstream. */
+export function forwardHeaders(req: IncomingMessage): ForwardHeaders {
+  let headers: Record<string, string> | undefined;
+  for (const name of FORWARDED_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string') (headers ??= {})[name] = value;
+  }
+  return headers;
+}
+
+/**
+ * While the server drains, an answer says `Connection: close`: the client opens a new
+ * connection (to another instance) instead of sending on one about to be closed.
+ */
+export function lastOnConnection(exchange: ExchangeState): void {
+  if (exchange.ctx.drain.active) exchange.res.shouldKeepAlive = false;
+}
+
+/** Records the request's outcome and duration, once per request; returns the seconds. */
+export function finish(exchange: ExchangeState, outcome: number): number {
+  const ctx = exchange.ctx;
+  const seconds = (ctx.clock.now() - exchange.startedAt) / 1000;
+  if (exchange.counted) return seconds;
+  exchange.counted = true;
+  ctx.counts[outcome]!++;
+  ctx.metrics.request(outcome, seconds);
+  return seconds;
+}
+
+/** Answers a request cascade refuses to route (400, 413) and records it. */
+export function reject(
+  exchange: ExchangeState,
+  answer: { status: number; code: number; message: string; idJson: string },
+): void {
+  const ctx = exchange.ctx;
+  lastOnConnection(exchange);
+  sendRpcError(exchange.res, answer.status, answer.code, answer.message, answer.idJson);
+  const seconds = finish(exchange, RequestOutcome.badRequest);
+  if (ctx.accessLog) {
+    logAccess(
+      ctx,
+      exchange.req,
+      {
+        method: null,
+        node: null,
+        status: answer.status,
+        error: answer.message,
+        attempts: 0,
+        credits: 0,
+      },
+      RequestOutcome.badRequest,
+      seconds,
+    );
+  }
+}
