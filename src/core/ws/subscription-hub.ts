@@ -11,7 +11,11 @@ import { SharedSubscription, type Subscriber } from './shared-subscription.js';
 import { StreamFilter } from './stream-filter.js';
 import type { Family, SubscribeMethod } from './subscription-methods.js';
 import type { UpstreamPool } from './upstream-pool.js';
-import { UpstreamSubscriptions, type HubCounters, type HubOptions } from './upstream-subscriptions.js';
+import {
+  UpstreamSubscriptions,
+  type HubCounters,
+  type HubOptions,
+} from './upstream-subscriptions.js';
 import { reasonToLeave } from './ws-admission.js';
 import { wsUrlOf } from './ws-url.js';
 
