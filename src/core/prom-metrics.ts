@@ -25,6 +25,8 @@ import {
 } from './metrics.js';
 import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
+import { NodeHealthGauges, type TierLabel } from './prom-health-metrics.js';
+import { registerQuotaGauges } from './prom-quota-metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
 const LINT_FAILING_DEFAULTS = [
@@ -49,13 +51,12 @@ export function createPromMetrics(
   return metrics;
 }
 
-interface NodeSeries {
+interface NodeSeries extends TierLabel {
   readonly recorder: NodeMetrics;
   /** Series indexes of the node's attempt outcomes and skip reasons. */
   readonly attempts: readonly number[];
   readonly skips: readonly number[];
   readonly breaks: number;
-  tier: string | undefined;
 }
 
 class PromMetrics implements ProxyMetrics {
@@ -76,10 +77,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #strategyAttempts: IndexedCounter;
   readonly #hedges: IndexedCounter;
   readonly #writes: IndexedCounter;
-  readonly #nodeHealthy: Gauge<string>;
-  readonly #healthyNodes: Gauge<string>;
-  readonly #latencyEma: Gauge<string>;
-  readonly #cordoned: Gauge<string>;
+  readonly #health: NodeHealthGauges;
   readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
   readonly cache: PromCacheMetrics;
@@ -169,75 +167,10 @@ class PromMetrics implements ProxyMetrics {
       registry,
     );
     for (const outcome of WRITE_OUTCOMES) this.#writes.add({ outcome });
-    this.#nodeHealthy = new Gauge({
-      name: 'rpc_node_healthy',
-      help: 'Whether an RPC node is free of penalties from its recent traffic',
-      labelNames: ['node', 'tier'],
-      registers,
-      aggregator: 'min',
-    });
-    this.#healthyNodes = new Gauge({
-      name: 'rpc_healthy_nodes',
-      help: 'Number of RPC nodes not currently serving a penalty',
-      registers,
-      aggregator: 'min',
-    });
-    this.#latencyEma = new Gauge({
-      name: 'rpc_node_latency_ema_seconds',
-      help: "Moving average of an RPC node's answered attempts",
-      labelNames: ['node', 'tier'],
-      registers,
-      aggregator: 'average',
-    });
-    this.#cordoned = new Gauge({
-      name: 'rpc_node_cordoned',
-      help: 'Whether an operator cordoned an RPC node (it takes no new requests)',
-      labelNames: ['node'],
-      registers,
-      aggregator: 'max',
-    });
-    this.#registerQuotaGauges(registers);
+    this.#health = new NodeHealthGauges(registry);
+    registerQuotaGauges(registry, () => this.#quotaSource());
     this.cache = createCacheMetrics(registry);
     registerWsMetrics(registry, () => this.#wsSource());
-  }
-
-  #registerQuotaGauges(registers: Registry[]): void {
-    const source = (): readonly QuotaSample[] => this.#quotaSource();
-    new Gauge({
-      name: 'rpc_node_quota_used',
-      help: 'Usage a node has booked in the current billing period',
-      labelNames: ['node'],
-      registers,
-      aggregator: 'max',
-      collect() {
-        this.reset();
-        for (const sample of source()) this.set({ node: sample.name }, sample.used);
-      },
-    });
-    new Gauge({
-      name: 'rpc_node_quota_threshold',
-      help: 'Usage past which the router stops routing to a node',
-      labelNames: ['node'],
-      registers,
-      aggregator: 'max',
-      collect() {
-        this.reset();
-        for (const sample of source()) this.set({ node: sample.name }, sample.threshold);
-      },
-    });
-    new Gauge({
-      name: 'rpc_node_quota_period_end_timestamp_seconds',
-      help: "When a node's current billing period ends (its next reset, 00:00 UTC), Unix time",
-      labelNames: ['node'],
-      registers,
-      aggregator: 'max',
-      collect() {
-        this.reset();
-        for (const sample of source()) {
-          if (sample.periodEnd !== undefined) this.set({ node: sample.name }, sample.periodEnd);
-        }
-      },
-    });
   }
 
   request(outcome: number, seconds: number): void {
@@ -306,33 +239,12 @@ class PromMetrics implements ProxyMetrics {
     }
     for (const index of series.skips) this.#skips.remove(index);
     this.#streamBreaks.remove(series.breaks);
-    this.#cordoned.remove(name);
     this.cache.removeNode(name);
-    if (series.tier !== undefined) {
-      this.#nodeHealthy.remove(name, series.tier);
-      this.#latencyEma.remove(name, series.tier);
-    }
+    this.#health.remove(name, series);
   }
 
   publishHealth(samples: readonly NodeHealthSample[]): void {
-    let healthy = 0;
-    for (const sample of samples) {
-      const tier = String(sample.tier);
-      const series = this.#nodes.get(sample.name);
-      if (series && series.tier !== tier) {
-        // A reload moved the node to another tier: drop the series under the old label.
-        if (series.tier !== undefined) {
-          this.#nodeHealthy.remove(sample.name, series.tier);
-          this.#latencyEma.remove(sample.name, series.tier);
-        }
-        series.tier = tier;
-      }
-      this.#nodeHealthy.labels(sample.name, tier).set(sample.healthy ? 1 : 0);
-      this.#latencyEma.labels(sample.name, tier).set(sample.emaSeconds);
-      this.#cordoned.labels(sample.name).set(sample.cordoned === true ? 1 : 0);
-      if (sample.healthy) healthy++;
-    }
-    this.#healthyNodes.set(healthy);
+    this.#health.publish(samples, this.#nodes);
   }
 
   setQuotaSource(source: () => readonly QuotaSample[]): void {

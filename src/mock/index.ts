@@ -34,5 +34,5 @@ export {
   type ChainEvent,
   type MockChainOptions,
 } from './ws/mock-chain.js';
-export type { MockWsControl, MockWsFault, MockWsStats } from './ws/mock-ws-server.js';
+export type { MockWsControl, MockWsFault, MockWsStats } from './ws/mock-ws-control.js';
 export type { MockAccount } from './method-spec.js';

@@ -4,7 +4,7 @@
  */
 import type { AcceptedTransaction, MockMempool } from './mempool.js';
 import type { MockChain } from './ws/mock-chain.js';
-import type { MockWsControl } from './ws/mock-ws-server.js';
+import type { MockWsControl } from './ws/mock-ws-control.js';
 
 /** How a request selected for failure is answered. */
 export type MockFault =

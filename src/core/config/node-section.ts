@@ -1,8 +1,6 @@
 import type { ProblemList } from './problem-list.js';
-import { redactUrl } from './redact-url.js';
-import { substituteEnv } from './env-substitution.js';
 import { readNodeHeaders } from './node-headers.js';
-import { isLoopback } from './server-section.js';
+import { isPlainRemote, readNodeUrl } from './node-url.js';
 import { FieldReader, type Table } from './toml-fields.js';
 
 /** At most this many nodes: the routing table stays small enough to walk on every request. */
@@ -27,17 +25,6 @@ const NODE_KEYS = [
   'ws_url',
   'headers',
 ] as const;
-
-/** The schemes a node URL may have: http(s) for `url`, ws(s) for `ws_url`. */
-const SCHEMES = {
-  http: {
-    allowed: ['http:', 'https:'],
-    example: 'http://127.0.0.1:8899',
-    plain: 'http:',
-    secure: 'https://',
-  },
-  ws: { allowed: ['ws:', 'wss:'], example: 'ws://127.0.0.1:8900', plain: 'ws:', secure: 'wss://' },
-} as const;
 
 /** A node entry after its own fields are checked, before its price list is loaded. */
 export interface NodeFields {
@@ -64,95 +51,6 @@ export interface NodeEntry {
   readonly providerPricingPath: string | undefined;
 }
 
-function readUrl(
-  raw: string | undefined,
-  name: string,
-  env: NodeJS.ProcessEnv,
-  at: { file: string; path: string; problems: ProblemList },
-  kind: keyof typeof SCHEMES = 'http',
-): { url: string; redactedUrl: string; hasCredentials: boolean } | undefined {
-  if (raw === undefined) return undefined;
-  const schemes = SCHEMES[kind];
-  const { file, path, problems } = at;
-  const sub = substituteEnv(raw, env);
-  for (const variable of sub.missing) {
-    problems.error(
-      file,
-      path,
-      `env var ${variable} is required but not set (node '${name}')`,
-      `export ${variable}=… or add it to .env in the working directory`,
-    );
-  }
-  for (const reference of sub.malformed) {
-    problems.error(
-      file,
-      path,
-      `malformed variable reference '${reference}' (node '${name}')`,
-      'write $NAME or ${NAME}',
-    );
-  }
-  if (sub.missing.length > 0 || sub.malformed.length > 0) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(sub.value);
-  } catch {
-    problems.error(
-      file,
-      path,
-      `invalid URL for node '${name}'`,
-      `write an absolute URL with its scheme, e.g. "${schemes.example}"`,
-    );
-    return undefined;
-  }
-  if (!(schemes.allowed as readonly string[]).includes(parsed.protocol)) {
-    problems.error(
-      file,
-      path,
-      `unsupported scheme '${parsed.protocol}' for node '${name}'`,
-      kind === 'http'
-        ? 'cascade proxies http:// and https:// upstreams'
-        : 'write a ws:// or wss:// URL (or omit ws_url to derive it from url)',
-    );
-    return undefined;
-  }
-  if (!isDecodable(parsed.username) || !isDecodable(parsed.password)) {
-    problems.error(
-      file,
-      path,
-      `the user:password of node '${name}' holds a '%' that starts no valid %-escape`,
-      'write a literal % as %25 (the credentials are percent-decoded for Basic auth)',
-    );
-    return undefined;
-  }
-  const redactedUrl = redactUrl(sub.masked);
-  const hasSecret = sub.masked.includes('***') || parsed.search !== '' || parsed.password !== '';
-  if (hasSecret && isPlainRemote(parsed)) {
-    problems.warn(
-      file,
-      path,
-      `node '${name}' sends what looks like an API key over plain ${kind}`,
-      `use ${schemes.secure}`,
-    );
-  }
-  const hasCredentials = parsed.username !== '' || parsed.password !== '';
-  return { url: sub.value, redactedUrl, hasCredentials };
-}
-
-/** A URL whose requests cross the network unencrypted (http: or ws:, not to this machine). */
-function isPlainRemote(url: URL): boolean {
-  return (url.protocol === 'http:' || url.protocol === 'ws:') && !isLoopback(url.hostname);
-}
-
-/** Whether percent-decoding `text` works (the transport decodes URL credentials). */
-function isDecodable(text: string): boolean {
-  try {
-    decodeURIComponent(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Validates one `[[nodes]]` entry's own fields (`fields` is undefined when any is wrong). */
 export function readNodeFields(
   table: Table,
@@ -170,7 +68,7 @@ export function readNodeFields(
     'every node needs a unique name; quotas and metrics are keyed by it',
   );
   const label = name ?? `#${index}`;
-  const urls = readUrl(
+  const urls = readNodeUrl(
     r.string('url', true, 'e.g. url = "https://host/?api-key=$API_KEY"'),
     label,
     env,
@@ -180,7 +78,7 @@ export function readNodeFields(
       problems,
     },
   );
-  const wsUrls = readUrl(
+  const wsUrls = readNodeUrl(
     r.string(
       'ws_url',
       false,

@@ -9,13 +9,13 @@
  * make usage go backwards here, except across an epoch — a reset (billing period, or an
  * operator's `quota reset`) that the store announces by a new epoch number.
  */
-import { isCalendarDay } from './billing-period.js';
-import type {
-  QuotaEntry,
-  QuotaSnapshot,
-  RetiredUsage,
-  UsageCounter,
-  UsageLedger,
+import {
+  CounterLedger,
+  type QuotaEntry,
+  type QuotaSnapshot,
+  type RetiredUsage,
+  type UsageCounter,
+  type UsageLedger,
 } from './usage-ledger.js';
 
 class SharedCounter implements UsageCounter {
@@ -55,40 +55,29 @@ export interface SharedTotal {
 }
 
 /** A ledger whose counters track the fleet's usage through periodic syncs. */
-export class SharedUsageLedger implements UsageLedger {
-  readonly #counters = new Map<string, SharedCounter>();
-  readonly #markers = new Map<string, string>();
+export class SharedUsageLedger extends CounterLedger<SharedCounter> implements UsageLedger {
   /** The batch being sent (kept as it is until acknowledged), and its number. */
   #batch: Map<string, number> | undefined = undefined;
   /** Batch numbers start from the wall clock, above any earlier run's under the same name. */
   #seq = Date.now() * 1000;
 
-  counter(name: string): UsageCounter {
-    return this.#counterOf(name);
-  }
-
-  periodStart(name: string): string | undefined {
-    return this.#markers.get(name);
-  }
-
-  setPeriodStart(name: string, day: string): void {
-    if (!isCalendarDay(day)) throw new RangeError(`not a calendar day 'YYYY-MM-DD': "${day}"`);
-    this.#markers.set(name, day);
+  protected override newCounter(name: string): SharedCounter {
+    return new SharedCounter(name);
   }
 
   /** A local reset (billing period, operator): starts a new epoch; unsent usage is dropped. */
   reset(name: string): void {
-    const counter = this.#counterOf(name);
+    const counter = this.counterOf(name);
     counter.base = counter.pending = counter.sending = counter.saved = 0;
     counter.epoch++;
   }
 
   epoch(name: string): number {
-    return this.#counters.get(name)?.epoch ?? 0;
+    return this.counters.get(name)?.epoch ?? 0;
   }
 
   restore(name: string, entry: QuotaEntry): void {
-    const counter = this.#counterOf(name);
+    const counter = this.counterOf(name);
     const unsent = entry.unsent ?? 0;
     counter.base = entry.used - unsent;
     counter.pending = unsent;
@@ -100,23 +89,23 @@ export class SharedUsageLedger implements UsageLedger {
   retain(names: readonly string[]): RetiredUsage[] {
     const keep = new Set(names);
     const retired: RetiredUsage[] = [];
-    for (const name of new Set([...this.#counters.keys(), ...this.#markers.keys()])) {
+    for (const name of new Set([...this.counters.keys(), ...this.markers.keys()])) {
       if (keep.has(name)) continue;
       retired.push({
         name,
-        used: this.#counters.get(name)?.used ?? 0,
-        periodStart: this.#markers.get(name),
+        used: this.counters.get(name)?.used ?? 0,
+        periodStart: this.markers.get(name),
       });
-      this.#counters.delete(name);
-      this.#markers.delete(name);
+      this.counters.delete(name);
+      this.markers.delete(name);
     }
     return retired;
   }
 
   snapshot(): QuotaSnapshot {
     const entries = new Map<string, QuotaEntry>();
-    for (const [name, periodStart] of this.#markers) {
-      const counter = this.#counters.get(name);
+    for (const [name, periodStart] of this.markers) {
+      const counter = this.counters.get(name);
       const unsent = counter === undefined ? 0 : counter.pending + counter.sending;
       const used = counter?.used ?? 0;
       const saved = counter?.saved ?? 0;
@@ -139,7 +128,7 @@ export class SharedUsageLedger implements UsageLedger {
   takeDeltas(): { readonly seq: number; readonly deltas: ReadonlyMap<string, number> } {
     if (this.#batch === undefined) {
       const deltas = new Map<string, number>();
-      for (const counter of this.#counters.values()) {
+      for (const counter of this.counters.values()) {
         if (counter.pending === 0) continue;
         deltas.set(counter.name, counter.pending);
         counter.sending += counter.pending;
@@ -155,7 +144,7 @@ export class SharedUsageLedger implements UsageLedger {
   /** Credits the cache saved per node since the last call (a worker reports them). */
   takeSaved(): Map<string, number> {
     const saved = new Map<string, number>();
-    for (const counter of this.#counters.values()) {
+    for (const counter of this.counters.values()) {
       if (counter.savedUnreported === 0) continue;
       saved.set(counter.name, counter.savedUnreported);
       counter.savedUnreported = 0;
@@ -170,7 +159,7 @@ export class SharedUsageLedger implements UsageLedger {
 
   /** The highest fleet total acknowledged for `name` (sent to the store to heal lost data). */
   floor(name: string): number {
-    return this.#counters.get(name)?.base ?? 0;
+    return this.counters.get(name)?.base ?? 0;
   }
 
   /**
@@ -178,7 +167,7 @@ export class SharedUsageLedger implements UsageLedger {
    * epoch usage never goes backwards; a new epoch (a reset elsewhere) is taken as it comes.
    */
   settle(name: string, total: SharedTotal): void {
-    const counter = this.#counterOf(name);
+    const counter = this.counterOf(name);
     if (total.epoch !== counter.epoch) {
       counter.epoch = total.epoch;
       counter.base = total.used;
@@ -190,16 +179,7 @@ export class SharedUsageLedger implements UsageLedger {
 
   /** Credits booked here the store has not acknowledged, per node (for metrics). */
   unflushed(name: string): number {
-    const counter = this.#counters.get(name);
+    const counter = this.counters.get(name);
     return counter === undefined ? 0 : counter.pending + counter.sending;
-  }
-
-  #counterOf(name: string): SharedCounter {
-    let counter = this.#counters.get(name);
-    if (counter === undefined) {
-      counter = new SharedCounter(name);
-      this.#counters.set(name, counter);
-    }
-    return counter;
   }
 }

@@ -63,6 +63,43 @@ export interface UsageLedger {
   snapshot(): QuotaSnapshot;
 }
 
+/**
+ * What every ledger keeps alike: one counter per node name, made on first use and the same
+ * object until the name is forgotten, and each name's period marker. Subclasses say what a
+ * counter is (`newCounter`) and how usage is reset, restored, retained and shared.
+ */
+export abstract class CounterLedger<C extends UsageCounter> {
+  /** Counters by node name. */
+  protected readonly counters = new Map<string, C>();
+  /** First day of each name's billing period ('YYYY-MM-DD'). */
+  protected readonly markers = new Map<string, string>();
+
+  /** A fresh counter for a name seen for the first time. */
+  protected abstract newCounter(name: string): C;
+
+  counter(name: string): UsageCounter {
+    return this.counterOf(name);
+  }
+
+  periodStart(name: string): string | undefined {
+    return this.markers.get(name);
+  }
+
+  setPeriodStart(name: string, day: string): void {
+    if (!isCalendarDay(day)) throw new RangeError(`not a calendar day 'YYYY-MM-DD': "${day}"`);
+    this.markers.set(name, day);
+  }
+
+  protected counterOf(name: string): C {
+    let counter = this.counters.get(name);
+    if (counter === undefined) {
+      counter = this.newCounter(name);
+      this.counters.set(name, counter);
+    }
+    return counter;
+  }
+}
+
 /** The counter `LocalUsageLedger` hands out: a plain field, so `add` is one store. */
 class LocalCounter implements UsageCounter {
   used = 0;
@@ -80,26 +117,15 @@ class LocalCounter implements UsageCounter {
 }
 
 /** A ledger in this process's memory; persisted through quotas.json by the caller. */
-export class LocalUsageLedger implements UsageLedger {
-  readonly #counters = new Map<string, LocalCounter>();
-  readonly #markers = new Map<string, string>();
+export class LocalUsageLedger extends CounterLedger<LocalCounter> implements UsageLedger {
   readonly #epochs = new Map<string, number>();
 
-  counter(name: string): UsageCounter {
-    return this.#counterOf(name);
-  }
-
-  periodStart(name: string): string | undefined {
-    return this.#markers.get(name);
-  }
-
-  setPeriodStart(name: string, day: string): void {
-    if (!isCalendarDay(day)) throw new RangeError(`not a calendar day 'YYYY-MM-DD': "${day}"`);
-    this.#markers.set(name, day);
+  protected override newCounter(name: string): LocalCounter {
+    return new LocalCounter(name);
   }
 
   reset(name: string): void {
-    const counter = this.#counterOf(name);
+    const counter = this.counterOf(name);
     counter.used = counter.saved = 0;
     this.#epochs.set(name, this.epoch(name) + 1);
   }
@@ -109,7 +135,7 @@ export class LocalUsageLedger implements UsageLedger {
   }
 
   restore(name: string, entry: QuotaEntry): void {
-    const counter = this.#counterOf(name);
+    const counter = this.counterOf(name);
     counter.used = entry.used;
     counter.saved = entry.saved ?? 0;
     this.setPeriodStart(name, entry.periodStart);
@@ -117,14 +143,14 @@ export class LocalUsageLedger implements UsageLedger {
 
   retain(names: readonly string[]): RetiredUsage[] {
     const keep = new Set(names);
-    const gone = new Set([...this.#counters.keys(), ...this.#markers.keys()]);
+    const gone = new Set([...this.counters.keys(), ...this.markers.keys()]);
     const retired: RetiredUsage[] = [];
     for (const name of gone) {
       if (keep.has(name)) continue;
-      const used = this.#counters.get(name)?.used ?? 0;
-      retired.push({ name, used, periodStart: this.#markers.get(name) });
-      this.#counters.delete(name);
-      this.#markers.delete(name);
+      const used = this.counters.get(name)?.used ?? 0;
+      retired.push({ name, used, periodStart: this.markers.get(name) });
+      this.counters.delete(name);
+      this.markers.delete(name);
       this.#epochs.delete(name);
     }
     return retired;
@@ -132,21 +158,12 @@ export class LocalUsageLedger implements UsageLedger {
 
   snapshot(): QuotaSnapshot {
     const entries = new Map<string, QuotaEntry>();
-    for (const [name, periodStart] of this.#markers) {
-      const counter = this.#counters.get(name);
+    for (const [name, periodStart] of this.markers) {
+      const counter = this.counters.get(name);
       const saved = counter?.saved ?? 0;
       entries.set(name, { used: counter?.used ?? 0, periodStart, ...(saved > 0 ? { saved } : {}) });
     }
     return entries;
-  }
-
-  #counterOf(name: string): LocalCounter {
-    let counter = this.#counters.get(name);
-    if (counter === undefined) {
-      counter = new LocalCounter(name);
-      this.#counters.set(name, counter);
-    }
-    return counter;
   }
 }
 

@@ -1,56 +1,23 @@
 /**
  * Every shared subscription: clients attach to the one upstream subscription of their
- * (family, method, canonical params), the first attach places it on a node (ws-admission.ts),
- * the last detach unsubscribes upstream — except signatureSubscribe, which the node ends itself
- * after its final notification. When a socket drops or stalls, or its node is penalized, over
- * quota or removed, the subscription moves to the next eligible node with its client ids
- * unchanged, and a gap left by a broken socket is filled (gap-fill.ts). No node to move to:
- * its clients are closed with 1013 (1012 when cascade is shutting down) — never 1000, after
- * which web3.js and kit stop silently.
+ * (family, method, canonical params), the first attach places it on a node, the last detach
+ * unsubscribes upstream — except signatureSubscribe, which the node ends itself after its final
+ * notification. This side keeps the clients' bookkeeping (the registry, the ids they see, their
+ * subscribe and unsubscribe answers); placement, failover and gap fill live in
+ * upstream-subscriptions.ts.
  */
 import { randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { UpstreamNode } from '../node/upstream-node.js';
-import { errorFault } from '../protocol/upstream-errors.js';
-import type { RouteContext } from '../routing/route-context.js';
-import { fillGap, type RouterCall } from './gap-fill.js';
 import { SharedSubscription, type Subscriber } from './shared-subscription.js';
 import { StreamFilter } from './stream-filter.js';
 import type { Family, SubscribeMethod } from './subscription-methods.js';
-import { UpstreamPool } from './upstream-pool.js';
-import type { SocketEnd, UpstreamSocket, UpstreamTiming } from './upstream-socket.js';
-import { placeSubscription, reasonToLeave } from './ws-admission.js';
+import type { UpstreamPool } from './upstream-pool.js';
+import {
+  UpstreamSubscriptions,
+  type HubCounters,
+  type HubOptions,
+} from './upstream-subscriptions.js';
+import { reasonToLeave } from './ws-admission.js';
 import { wsUrlOf } from './ws-url.js';
-
-/** Close codes (RFC 6455 §7.4.1 and the IANA registry). */
-export const CLOSE_SERVICE_RESTART = 1012;
-export const CLOSE_TRY_AGAIN_LATER = 1013;
-
-/** What the hub needs. */
-export interface HubOptions {
-  readonly route: RouteContext;
-  readonly call: RouterCall;
-  readonly logger: Logger;
-  readonly timing: UpstreamTiming & {
-    readonly idleCloseMs: number;
-    /** How long a failover keeps looking for a node before closing clients with 1013. */
-    readonly failoverBudgetMs: number;
-  };
-}
-
-/** Counters for /metrics and tests. */
-export interface HubCounters {
-  /** Gap fills run, by stream kind, and the notifications they sent. */
-  readonly gapFills: Map<string, number>;
-  gapFillNotifications: number;
-  /** Notification messages sent to clients. */
-  delivered: number;
-  /** Client sockets closed because no node could serve a subscription. */
-  noNodeCloses: number;
-}
-
-type Outcome =
-  'placed' | 'none' | 'abandoned' | { readonly code: number; readonly message: string };
 
 function answerJson(resultJson: string, requestIdJson: string): string {
   return `{"jsonrpc":"2.0","result":${resultJson},"id":${requestIdJson}}`;
@@ -70,16 +37,14 @@ export class SubscriptionHub {
     noNodeCloses: 0,
   };
   readonly #byKey = new Map<string, SharedSubscription>();
+  readonly #upstream: UpstreamSubscriptions;
   #nextSolanaId = 1;
-  #closing = false;
 
   constructor(private readonly options: HubOptions) {
-    const clock = options.route.clock;
-    this.pool = new UpstreamPool<SharedSubscription>(options.timing, clock, {
-      notification: (socket, key, bytes, parsed) =>
-        this.#onNotification(socket, key, bytes, parsed),
-      down: (socket, end) => this.#onDown(socket, end),
+    this.#upstream = new UpstreamSubscriptions(options, this.counters, (sub) => {
+      if (this.#byKey.get(sub.key) === sub) this.#byKey.delete(sub.key);
     });
+    this.pool = this.#upstream.pool;
   }
 
   /** Shared subscriptions now, and client attachments over all of them. */
@@ -178,15 +143,14 @@ export class SubscriptionHub {
       const reason =
         reasonToLeave(socket.node, now) ??
         (socket.url !== wsUrlOf(socket.node.config).url ? 'reconfigured' : undefined);
-      if (reason !== undefined) void this.#move(sub, reason, true);
+      if (reason !== undefined) void this.#upstream.move(sub, reason, true);
     }
   }
 
   /** Shutdown: clients are closed with 1012 by the gateway; upstream sockets close here. */
   close(): void {
-    this.#closing = true;
     this.#byKey.clear();
-    this.pool.close();
+    this.#upstream.close();
   }
 
   #newId(family: Family): string {
@@ -197,7 +161,8 @@ export class SubscriptionHub {
 
   async #start(sub: SharedSubscription): Promise<void> {
     const budget = this.options.route.budgetMs;
-    const outcome = await this.#place(sub, this.options.route.clock.now() + budget, [], true);
+    const deadline = this.options.route.clock.now() + budget;
+    const outcome = await this.#upstream.place(sub, deadline, [], true);
     const pending = sub.pending.splice(0);
     for (const entry of pending) entry.subscriber.pendingSubscribes--;
     if (outcome !== 'placed') {
@@ -216,7 +181,7 @@ export class SubscriptionHub {
         sub.attach(subscriber, sub.idJson);
       }
     }
-    if (sub.size === 0) return this.#end(sub, true);
+    if (sub.size === 0) return this.#upstream.end(sub, true);
     if (sub.spec.kind === 'evmLogs') void this.#anchor(sub);
   }
 
@@ -241,212 +206,8 @@ export class SubscriptionHub {
     }
   }
 
-  /** Places `sub` on the first eligible node that takes its subscribe call. */
-  async #place(
-    sub: SharedSubscription,
-    deadline: number,
-    excluded: UpstreamNode[],
-    mayFailOpen: boolean,
-  ): Promise<Outcome> {
-    const { route } = this.options;
-    for (;;) {
-      if (this.#closing || sub.ended) return 'abandoned';
-      const now = route.clock.now();
-      if (now >= deadline) return 'none';
-      const placement = placeSubscription(
-        route.table(),
-        now,
-        excluded,
-        (n, t) => this.pool.isPenalized(n, t),
-        mayFailOpen,
-      );
-      if (placement.kind === 'none') return 'none';
-      if (placement.kind === 'wait') {
-        await route.clock.sleep(Math.min(placement.ms, deadline - now));
-        continue;
-      }
-      const node = placement.node;
-      excluded.push(node);
-      let socket: UpstreamSocket<SharedSubscription>;
-      try {
-        socket = await this.pool.acquire(node);
-      } catch (err) {
-        this.pool.penalize(node, route.clock.now());
-        this.options.logger.warn(
-          { node: node.name, err: (err as Error).message },
-          'WebSocket connection failed',
-        );
-        continue;
-      }
-      const price = node.config.pricing.websocket?.subscribe ?? 0;
-      if (price > 0) node.usage.add(price);
-      const reply = await socket.call(sub.spec.method, sub.paramsJson).catch(() => undefined);
-      if (reply === undefined) continue;
-      if (reply.kind === 'error') {
-        this.pool.released(socket);
-        if (errorFault(reply.code, reply.message) === 'request') return reply;
-        continue;
-      }
-      // Synchronous from the answer on: no notification of the new id can come first.
-      if (this.#closing || sub.ended) {
-        this.#unsubscribeUpstream(sub.spec, socket, reply.text);
-        return 'abandoned';
-      }
-      this.#bind(sub, socket, reply.text);
-      return 'placed';
-    }
-  }
-
-  #bind(sub: SharedSubscription, socket: UpstreamSocket<SharedSubscription>, key: string): void {
-    sub.socket = socket;
-    sub.upstreamKey = key;
-    let set = socket.subscriptions.get(key);
-    if (set === undefined) socket.subscriptions.set(key, (set = new Set()));
-    set.add(sub);
-    if (sub.spec.family === 'solana') socket.carriesSolana = true;
-  }
-
-  /** Lets go of `sub`'s upstream subscription; unsubscribes when nothing else shares its id. */
-  #unbind(sub: SharedSubscription, unsubscribe: boolean): void {
-    const { socket, upstreamKey } = sub;
-    sub.socket = undefined;
-    sub.upstreamKey = undefined;
-    if (socket === undefined || upstreamKey === undefined) return;
-    const set = socket.subscriptions.get(upstreamKey);
-    set?.delete(sub);
-    if (set !== undefined && set.size > 0) return;
-    socket.subscriptions.delete(upstreamKey);
-    if (unsubscribe && socket.isOpen) this.#unsubscribeUpstream(sub.spec, socket, upstreamKey);
-    this.pool.released(socket);
-  }
-
-  #unsubscribeUpstream(
-    spec: SubscribeMethod,
-    socket: UpstreamSocket<SharedSubscription>,
-    key: string,
-  ): void {
-    const price = socket.node.config.pricing.websocket?.unsubscribe ?? 0;
-    if (price > 0) socket.node.usage.add(price);
-    socket.call(spec.unsubscribe, `[${key}]`).catch(() => undefined);
-  }
-
   #detach(sub: SharedSubscription, subscriber: Subscriber, idJson: string): void {
     if (!sub.detach(subscriber, idJson)) return;
-    if (sub.size === 0 && sub.pending.length === 0) this.#end(sub, true);
-  }
-
-  /** The subscription is over: upstream let go of, and it leaves the registry. */
-  #end(sub: SharedSubscription, unsubscribe: boolean): void {
-    if (sub.state === 'ended') return;
-    sub.state = 'ended';
-    if (this.#byKey.get(sub.key) === sub) this.#byKey.delete(sub.key);
-    this.#unbind(sub, unsubscribe);
-    for (const [subscriber, ids] of [...sub.clients])
-      for (const id of [...ids]) sub.detach(subscriber, id);
-  }
-
-  #onNotification(
-    socket: UpstreamSocket<SharedSubscription>,
-    key: string,
-    bytes: Buffer,
-    parsed: unknown,
-  ): void {
-    const set = socket.subscriptions.get(key);
-    if (set === undefined) return;
-    for (const sub of [...set]) {
-      if (sub.socket !== socket) continue;
-      sub.deliver(bytes, parsed);
-      // The node ended a signature subscription with its final notification: no unsubscribe.
-      if (sub.filter.finished) this.#end(sub, false);
-    }
-  }
-
-  #onDown(socket: UpstreamSocket<SharedSubscription>, end: SocketEnd): void {
-    if (this.#closing) return;
-    for (const set of [...socket.subscriptions.values()]) {
-      for (const sub of set) if (sub.socket === socket) void this.#move(sub, end, false);
-    }
-    socket.subscriptions.clear();
-  }
-
-  /**
-   * Moves `sub` to another node. With `alive`, its socket still works (penalty, quota, reload):
-   * it keeps streaming until the new subscription exists, and stays if none can be made. A
-   * broken socket leaves a gap, filled before live notifications resume.
-   */
-  async #move(sub: SharedSubscription, reason: string, alive: boolean): Promise<void> {
-    const old = sub.socket;
-    if (sub.state !== 'active' || old === undefined) return;
-    sub.state = 'moving';
-    this.pool.failedOver(old.node, reason);
-    const oldKey = sub.upstreamKey;
-    if (!alive) {
-      sub.socket = undefined;
-      sub.upstreamKey = undefined;
-      sub.held = [];
-    }
-    const deadline = this.options.route.clock.now() + this.options.timing.failoverBudgetMs;
-    let outcome = await this.#place(sub, deadline, [old.node], !alive);
-    // A broken socket's own node is the last resort (a single provider that restarted).
-    if (outcome === 'none' && !alive) outcome = await this.#place(sub, deadline, [], true);
-    if (outcome !== 'placed') {
-      if (sub.ended) return;
-      if (alive) {
-        sub.state = 'active';
-        return;
-      }
-      sub.release();
-      return this.#giveUp(sub);
-    }
-    if (alive) this.#unbindFrom(sub, old, oldKey);
-    sub.state = 'active';
-    if (!alive) await this.#fill(sub);
-    if (sub.filter.finished) this.#end(sub, true);
-    else if (sub.size === 0) this.#end(sub, true);
-  }
-
-  #unbindFrom(
-    sub: SharedSubscription,
-    socket: UpstreamSocket<SharedSubscription>,
-    key: string | undefined,
-  ): void {
-    if (key === undefined) return;
-    const set = socket.subscriptions.get(key);
-    set?.delete(sub);
-    if (set !== undefined && set.size > 0) return;
-    socket.subscriptions.delete(key);
-    if (socket.isOpen) this.#unsubscribeUpstream(sub.spec, socket, key);
-    this.pool.released(socket);
-  }
-
-  async #fill(sub: SharedSubscription): Promise<void> {
-    const kind = sub.spec.kind;
-    try {
-      const sent = await fillGap(sub, this.options.call);
-      this.counters.gapFills.set(kind, (this.counters.gapFills.get(kind) ?? 0) + 1);
-      this.counters.gapFillNotifications += sent;
-    } catch (err) {
-      this.options.logger.warn(
-        { kind, err: (err as Error).message },
-        'subscription gap fill failed',
-      );
-    } finally {
-      sub.release();
-    }
-  }
-
-  /** No node can serve `sub`: its clients are told to come back later (never 1000). */
-  #giveUp(sub: SharedSubscription): void {
-    const code = this.#closing ? CLOSE_SERVICE_RESTART : CLOSE_TRY_AGAIN_LATER;
-    const clients = [...sub.clients.keys()];
-    this.#end(sub, false);
-    this.options.logger.warn(
-      { method: sub.spec.method, clients: clients.length },
-      'no node can serve a subscription; closing its clients (1013)',
-    );
-    for (const subscriber of clients) {
-      this.counters.noNodeCloses++;
-      subscriber.close(code, 'no node can serve this subscription now');
-    }
+    if (sub.size === 0 && sub.pending.length === 0) this.#upstream.end(sub, true);
   }
 }

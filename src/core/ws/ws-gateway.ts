@@ -25,7 +25,8 @@ import {
   type WsTuning,
 } from './gateway-context.js';
 import { callThroughRouter } from './routed-answer.js';
-import { CLOSE_SERVICE_RESTART, SubscriptionHub } from './subscription-hub.js';
+import { SubscriptionHub } from './subscription-hub.js';
+import { CLOSE_SERVICE_RESTART } from './upstream-subscriptions.js';
 import { wsSnapshot } from './ws-snapshot.js';
 
 /** How to start the WebSocket side. */
