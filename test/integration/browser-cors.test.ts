@@ -6,7 +6,13 @@
 import { createServer, type Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { browserUnavailable, closeBrowsers, launchBrowser } from '../support/browser.js';
+import {
+  BROWSER_TIMEOUT_MS,
+  browserUnavailable,
+  closeBrowsers,
+  launchBrowser,
+  openContext,
+} from '../support/browser.js';
 import { startHarness, type Harness } from '../support/proxy-harness.js';
 
 const UNAVAILABLE = browserUnavailable();
@@ -18,7 +24,7 @@ const pages: Server[] = [];
 
 beforeAll(async () => {
   if (!UNAVAILABLE) browser = await launchBrowser();
-}, 60_000);
+}, BROWSER_TIMEOUT_MS + 30_000);
 afterAll(closeBrowsers);
 afterEach(async () => {
   await harness?.close();
@@ -41,7 +47,7 @@ async function servePage(): Promise<string> {
 }
 
 async function openPage(origin: string): Promise<Page> {
-  const context = await browser!.newContext();
+  const context = await openContext(browser!);
   const page = await context.newPage();
   await page.goto(`${origin}/`);
   return page;
@@ -71,6 +77,7 @@ function callFromPage(page: Page, url: string, method: string, params: unknown[]
 
 describe.skipIf(UNAVAILABLE !== undefined)(
   `a page on another origin, in Chromium${UNAVAILABLE ? ` (skipped: ${UNAVAILABLE})` : ''}`,
+  { timeout: 2 * BROWSER_TIMEOUT_MS },
   () => {
     it('calls cascade with fetch and gets the answer', async () => {
       const origin = await servePage();

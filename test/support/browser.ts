@@ -5,7 +5,7 @@
  * closed by `closeBrowsers` (call it in afterEach/afterAll).
  */
 import { accessSync, constants } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 /** Where Debian puts Chromium; `CHROMIUM_PATH` points elsewhere. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -37,16 +37,33 @@ export function browserUnavailable(): string | undefined {
 
 const open: Browser[] = [];
 
+/**
+ * How long a launch or a page action may take before the test reports a hang. Only a hang
+ * guard: a busy two-core machine can take far longer than Playwright's 30 s default to start
+ * Chromium, and no assertion depends on how long anything took.
+ */
+export const BROWSER_TIMEOUT_MS = 150_000;
+
 /** Launches headless Chromium. */
 export async function launchBrowser(): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: CHROMIUM_ARGS,
-    timeout: 30_000,
+    timeout: BROWSER_TIMEOUT_MS,
   });
   open.push(browser);
   return browser;
+}
+
+/** A fresh browser context whose page actions get the same hang guard as the launch. */
+export async function openContext(
+  browser: Browser,
+  options?: Parameters<Browser['newContext']>[0],
+): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  context.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+  return context;
 }
 
 /** Closes every browser launched so far. */
