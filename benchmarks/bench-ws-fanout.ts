@@ -9,7 +9,6 @@
  *
  *     npm run bench:ws [-- --clients 1000 --seconds 10]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,17 +16,14 @@ import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { readProcess } from '../src/bench/process-stats.js';
 import { MockChain, startMockNodes } from '../src/mock/index.js';
+import { spawnServe, type ServeChild } from './hotpath-targets.js';
 
 const REPO_ROOT = path.resolve('.');
 /** How far the chain may run ahead of the slowest client (slots). */
 const AHEAD = 4;
 
 /** Starts `cascade serve` in front of `nodeUrl`; resolves with the process and its ws:// URL. */
-function startProxy(
-  dir: string,
-  nodeUrl: string,
-  clients: number,
-): Promise<{ child: ChildProcess; url: string }> {
+async function startProxy(dir: string, nodeUrl: string, clients: number): Promise<ServeChild> {
   writeFileSync(
     path.join(dir, 'prices.toml'),
     '[routing]\n[limits]\nunknown_method_cost = 1\n[websocket]\n',
@@ -38,25 +34,8 @@ function startProxy(
       `[[nodes]]\nname = "a"\nurl = "${nodeUrl}"\ntier = 0\nmonthly_limit = 0\n` +
       `provider_pricing_path = "prices.toml"\n`,
   );
-  const child = spawn(
-    process.execPath,
-    [path.join(REPO_ROOT, 'dist/cli.js'), 'serve', '--config', 'config.toml'],
-    {
-      cwd: dir,
-      env: { ...process.env, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const line = text.split('\n').find((l) => l.includes('cascade serving'));
-      if (line)
-        resolve({ child, url: (JSON.parse(line) as { url: string }).url.replace('http', 'ws') });
-    });
-    child.once('exit', (code) => reject(new Error(`cascade serve exited (${code})`)));
-  });
+  const proxy = await spawnServe(REPO_ROOT, 'config.toml', dir);
+  return { child: proxy.child, url: proxy.url.replace('http', 'ws') };
 }
 
 /** A client that counts the notifications it receives and remembers the last slot. */

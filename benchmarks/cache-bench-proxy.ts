@@ -2,12 +2,13 @@
  * The cache benchmark's plumbing (benchmarks/bench-cache.ts): a `cascade serve` child in front of
  * mock nodes, keep-alive POSTs, and reading /metrics.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
 import type { MockNode } from '../src/mock/index.js';
 import type { MixRequest } from './cache-mix.js';
+import { spawnServe } from './hotpath-targets.js';
 
 const REPO_ROOT = path.resolve('.');
 
@@ -46,25 +47,7 @@ export function startProxy(
     `[server]\nhost = "127.0.0.1"\nport = 0\nenable_metrics = true\nquotas_path = "quotas.json"\n` +
       `request_timeout_ms = 5000\nattempt_timeout_ms = 2000\n\n${cache}\n${nodes.join('\n')}`,
   );
-  const child = spawn(
-    process.execPath,
-    [path.join(REPO_ROOT, 'dist/cli.js'), 'serve', '--config', config],
-    {
-      cwd: dir,
-      env: { ...process.env, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const line = text.split('\n').find((l) => l.includes('cascade serving'));
-      if (line) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
-    });
-    child.once('exit', (code) => reject(new Error(`cascade serve exited (${code})`)));
-    setTimeout(() => reject(new Error('cascade serve did not start within 20 s')), 20_000).unref();
-  });
+  return spawnServe(REPO_ROOT, config, dir);
 }
 
 /** Stops a proxy (SIGTERM) and waits for it to exit. */

@@ -86,6 +86,32 @@ async function started(child: ChildProcess, url: Promise<string>): Promise<Targe
   }
 }
 
+/** A `cascade serve` started by a benchmark: the process and the URL it printed. */
+export interface ServeChild {
+  readonly child: ChildProcess;
+  readonly url: string;
+}
+
+/**
+ * `node <root>/dist/cli.js serve --config <config>` in `cwd`, unpinned, logging at info level;
+ * resolves once it prints its URL (rejects, and kills it, when it exits or is too slow).
+ */
+export async function spawnServe(root: string, config: string, cwd: string): Promise<ServeChild> {
+  const child = spawn(
+    process.execPath,
+    [path.join(root, 'dist/cli.js'), 'serve', '--config', config],
+    {
+      cwd,
+      env: { ...process.env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const url = firstLine(child, 'cascade serve', (line) =>
+    line.includes('cascade serving') ? (JSON.parse(line) as { url: string }).url : undefined,
+  );
+  return { child, url: (await started(child, url)).url };
+}
+
 /** Where `npm run bench:hotpath` builds the reference proxy (tsconfig.benchmarks.json). */
 export const REFERENCE_PROXY = 'dist-benchmarks/benchmarks/reference-proxy.js';
 

@@ -2,9 +2,9 @@
  * `cascade serve` (the built dist/cli.js) in front of one upstream, as the large-answer
  * benchmarks (bench:big-answer, bench:compression) run it. Run from the repository root.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { spawnServe, type ServeChild } from './hotpath-targets.js';
 
 const REPO_ROOT = path.resolve('.');
 
@@ -16,7 +16,7 @@ export function startOneNodeProxy(
   dir: string,
   upstreamUrl: string,
   serverToml = '',
-): Promise<{ child: ChildProcess; url: string }> {
+): Promise<ServeChild> {
   const config = path.join(dir, 'config.toml');
   const prices = path.join(REPO_ROOT, 'config/provider_config/solana.toml');
   writeFileSync(
@@ -25,18 +25,5 @@ export function startOneNodeProxy(
       `[[nodes]]\nname = "big"\nurl = "${upstreamUrl}"\ntier = 0\nmonthly_limit = 0\n` +
       `provider_pricing_path = "${prices}"\n`,
   );
-  const child = spawn(
-    process.execPath,
-    [path.join(REPO_ROOT, 'dist/cli.js'), 'serve', '--config', config],
-    { cwd: dir, env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const line = text.split('\n').find((l) => l.includes('cascade serving'));
-      if (line) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
-    });
-    child.once('exit', (code) => reject(new Error(`cascade serve exited (${code})`)));
-  });
+  return spawnServe(REPO_ROOT, config, dir);
 }
