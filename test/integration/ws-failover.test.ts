@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { WsTestClient, until, type Json } from '../support/ws-client.js';
-import { startWsHarness, type WsHarness } from '../support/ws-harness.js';
+import { describe, expect, it } from 'vitest';
+import type { WsTestClient } from '../support/ws-client.js';
+import { until, type Json } from '../support/ws-client.js';
+import { useWsHarness, type WsHarness } from '../support/ws-harness.js';
 
-let harness: WsHarness | undefined;
-const clients: WsTestClient[] = [];
+const ws = useWsHarness();
 
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  await harness?.close();
-  harness = undefined;
-});
-
-async function open(): Promise<WsTestClient> {
-  const client = await WsTestClient.open(harness!.wsUrl);
-  clients.push(client);
-  return client;
+function open(): Promise<WsTestClient> {
+  return ws.open();
 }
 
 const SIGNATURE = '3'.repeat(88);
@@ -24,9 +16,8 @@ function numbers(notes: Json[]): number[] {
 }
 
 /** Two nodes on one chain: a (tier 0) takes the subscriptions, b (tier 1) is the spare. */
-async function twoNodes(): Promise<WsHarness> {
-  harness = await startWsHarness([{ name: 'a' }, { name: 'b', tier: 1 }]);
-  return harness;
+function twoNodes(): Promise<WsHarness> {
+  return ws.start([{ name: 'a' }, { name: 'b', tier: 1 }]);
 }
 
 describe('failover of subscriptions', () => {
@@ -53,7 +44,7 @@ describe('failover of subscriptions', () => {
       chain.advanceBlocks(1);
       expect(numbers(await client.notifications(id, 1))).toEqual([first + 8]);
       expect(client.messages).toEqual([]);
-      const metrics = await harness!.metrics();
+      const metrics = await ws.harness.metrics();
       expect(metrics).toContain(
         `cascade_ws_failovers_total{node="a",reason="${fault === 'drop' ? 'dropped' : 'stalled'}"} 1`,
       );
@@ -73,16 +64,16 @@ describe('failover of subscriptions', () => {
     chain.advanceSlots(1);
     const [note] = await client.notifications(id, 1);
     expect(note!.params.result.value).toEqual({ err: null });
-    await until(() => harness!.cascade.ws.hub.counts().shared === 0);
+    await until(() => ws.harness.cascade.ws.hub.counts().shared === 0);
     expect(client.messages).toEqual([]);
-    expect(harness!.cascade.ws.hub.counters.gapFills.get('signature')).toBe(1);
+    expect(ws.harness.cascade.ws.hub.counters.gapFills.get('signature')).toBe(1);
   });
 
   it('back-fills logs missed during the gap, each (blockHash, logIndex) once', async () => {
     const { chain, mocks } = await twoNodes();
     const client = await open();
     const { result: id } = await client.call('eth_subscribe', ['logs', {}]);
-    await until(() => harness!.cascade.ws.hub.counts().upstream === 1);
+    await until(() => ws.harness.cascade.ws.hub.counts().upstream === 1);
     chain.advanceBlocks(2);
     const before = await client.notifications(id, 2);
     mocks.a!.ws.drop();
@@ -113,18 +104,18 @@ describe('failover of subscriptions', () => {
       (note) => note.params.result.slot as number,
     );
     expect(slots).toEqual([slots[0]!, slots[0]! + 1, slots[0]! + 2]);
-    expect(await harness!.metrics()).toContain(
+    expect(await ws.harness.metrics()).toContain(
       'cascade_ws_failovers_total{node="a",reason="penalized"} 1',
     );
   });
 
   it('moves subscriptions off a node whose usage passes its threshold, the id unchanged', async () => {
     // 95 credits of 100 are the threshold; each notification from a costs 40.
-    harness = await startWsHarness([
+    await ws.start([
       { name: 'a', monthlyLimit: 100, ws: { notification: 40 } },
       { name: 'b', tier: 1 },
     ]);
-    const { chain, mocks } = harness;
+    const { chain, mocks } = ws.harness;
     const client = await open();
     const { result: id } = await client.call('slotSubscribe');
     chain.advanceSlots(3);
@@ -136,7 +127,7 @@ describe('failover of subscriptions', () => {
     const after = await client.notifications(id, 2);
     const slots = [...before, ...after].map((note) => note.params.result.slot as number);
     expect(slots).toEqual(Array.from({ length: 5 }, (_, i) => slots[0]! + i));
-    expect(await harness.metrics()).toContain(
+    expect(await ws.harness.metrics()).toContain(
       'cascade_ws_failovers_total{node="a",reason="over_quota"} 1',
     );
   });
@@ -148,14 +139,14 @@ describe('failover of subscriptions', () => {
     for (const mock of Object.values(mocks)) mock.ws.setFault({ kind: 'refuse_connect' });
     mocks.a!.ws.drop();
     expect((await client.closed).code).toBe(1013);
-    expect(await harness!.metrics()).toContain('cascade_ws_no_node_closes_total 1');
+    expect(await ws.harness.metrics()).toContain('cascade_ws_no_node_closes_total 1');
   });
 
   it('closes clients with 1012 when cascade shuts down', async () => {
     await twoNodes();
     const client = await open();
     await client.call('slotSubscribe');
-    await harness!.cascade.close();
+    await ws.harness.cascade.close();
     expect((await client.closed).code).toBe(1012);
   });
 });

@@ -3,28 +3,19 @@
  * sockets, so the upgrade itself follows `cors_origins`; an open socket is not an idle HTTP
  * connection, so the keep-alive timeout does not end it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { WsTestClient } from '../support/ws-client.js';
-import { startWsHarness, type WsHarness } from '../support/ws-harness.js';
+import { describe, expect, it } from 'vitest';
+import type { WsTestClient } from '../support/ws-client.js';
+import { useWsHarness } from '../support/ws-harness.js';
 
-let harness: WsHarness | undefined;
-const clients: WsTestClient[] = [];
+const ws = useWsHarness();
 
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  await harness?.close();
-  harness = undefined;
-});
-
-async function open(origin?: string): Promise<WsTestClient> {
-  const client = await WsTestClient.open(harness!.wsUrl, origin === undefined ? {} : { origin });
-  clients.push(client);
-  return client;
+function open(origin?: string): Promise<WsTestClient> {
+  return ws.open(undefined, origin === undefined ? {} : { origin });
 }
 
 describe('browser origins', () => {
   it('takes pages of a cors_origins origin and refuses others with 403 (counted)', async () => {
-    harness = await startWsHarness([{ name: 'a' }], {
+    await ws.start([{ name: 'a' }], {
       server: { corsOrigins: ['https://app.example'] },
     });
     const allowed = await open('https://app.example');
@@ -32,22 +23,22 @@ describe('browser origins', () => {
     await expect(open('https://evil.example')).rejects.toThrow('HTTP 403');
     // Node clients (web3.js, viem, ethers) send no Origin.
     expect(await (await open()).call('getHealth')).toMatchObject({ result: 'ok' });
-    expect(await harness.metrics()).toMatch(
+    expect(await ws.harness.metrics()).toMatch(
       /cascade_ws_rejected_upgrades_total\{reason="origin"\} 1/,
     );
   });
 
   it('with no cors_origins takes only same-origin pages and clients without an Origin', async () => {
-    harness = await startWsHarness([{ name: 'a' }]);
+    await ws.start([{ name: 'a' }]);
     await expect(open('https://app.example')).rejects.toThrow('HTTP 403');
-    const host = new URL(harness.url).host;
+    const host = new URL(ws.harness.url).host;
     expect(await (await open(`http://${host}`)).call('getHealth')).toMatchObject({
       result: 'ok',
     });
   });
 
   it('with cors_origins = "*" takes any page', async () => {
-    harness = await startWsHarness([{ name: 'a' }], { server: { corsOrigins: ['*'] } });
+    await ws.start([{ name: 'a' }], { server: { corsOrigins: ['*'] } });
     expect(await (await open('https://any.example')).call('getHealth')).toMatchObject({
       result: 'ok',
     });
@@ -56,7 +47,7 @@ describe('browser origins', () => {
 
 describe('keep-alive', () => {
   it('keeps a socket open past keep_alive_timeout_ms (it is not an idle HTTP connection)', async () => {
-    harness = await startWsHarness([{ name: 'a' }], { server: { keepAliveTimeoutMs: 1000 } });
+    await ws.start([{ name: 'a' }], { server: { keepAliveTimeoutMs: 1000 } });
     const client = await open();
     let closed = false;
     void client.closed.then(() => (closed = true));

@@ -1,3 +1,5 @@
+import type WebSocket from 'ws';
+import { afterEach } from 'vitest';
 import type { Config, NodeConfig, ServerConfig, WsPrices } from '../../src/core/config/types.js';
 import type { Cascade } from '../../src/core/service.js';
 import type { WsTuning } from '../../src/core/ws/gateway-context.js';
@@ -8,6 +10,7 @@ import {
   type MockNodeOptions,
 } from '../../src/mock/index.js';
 import { makeTempDir, type TempDir } from './temp-dir.js';
+import { WsTestClient } from './ws-client.js';
 import { nodeConfig, priceList } from './node-config.js';
 import { serverConfig } from './proxy-harness.js';
 import { startTestCascade } from './test-cascade.js';
@@ -103,6 +106,45 @@ export async function startWsHarness(
       await cascade.close();
       await Promise.all(mockList.map((mock) => mock.close()));
       temp.cleanup();
+    },
+  };
+}
+
+/** One test's harness and WebSocket clients (see `useWsHarness`). */
+export interface WsFixture {
+  /** The harness `start` made (throws when the test has not started one). */
+  readonly harness: WsHarness;
+  /** Starts the test's harness (closed after the test). */
+  start(...args: Parameters<typeof startWsHarness>): Promise<WsHarness>;
+  /** Opens a client to the harness (or `url`), closed after the test. */
+  open(url?: string, options?: WebSocket.ClientOptions): Promise<WsTestClient>;
+}
+
+/**
+ * The WebSocket tests' shared fixture: registers the afterEach that closes every client the
+ * test opened, then its harness.
+ */
+export function useWsHarness(): WsFixture {
+  let current: WsHarness | undefined;
+  const clients: WsTestClient[] = [];
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.close();
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    get harness(): WsHarness {
+      if (current === undefined) throw new Error('no harness: call start() first');
+      return current;
+    },
+    async start(...args) {
+      current = await startWsHarness(...args);
+      return current;
+    },
+    async open(url, options) {
+      const client = await WsTestClient.open(url ?? this.harness.wsUrl, options);
+      clients.push(client);
+      return client;
     },
   };
 }
