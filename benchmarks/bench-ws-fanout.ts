@@ -140,7 +140,7 @@ async function main(): Promise<void> {
       '| ---: | ---: | ---: | ---: | ---: | ---: |',
       `| ${row.clients} | ${row.upstream_subscriptions} | ${row.upstream_notifications_per_s} | ${row.delivered_per_s} | ${row.proxy_cpu_us_per_notification ?? 'n/a'} µs | ${row.proxy_core_capacity_per_s ?? 'n/a'}/s |`,
       '',
-      'The delivered rate is bound by the 1,000 clients sharing this process (and the machine);',
+      `The delivered rate is bound by the ${row.clients.toLocaleString('en-US')} clients sharing this process (and the machine);`,
       "the proxy's own cost is the CPU per notification.",
       '',
     ].join('\n');
