@@ -93,7 +93,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const live = (): Worker[] =>
     Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
   const operator = new FleetOperator({
-    nodes: () => config.nodes,
+    nodes,
     used: (name) => ledger.counter(name).used,
     clock,
     logger,

@@ -41,6 +41,10 @@ export interface WorkerOptions {
 
 /** Runs this process as a worker until the primary says to stop; resolves when it has. */
 export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
+  // The primary drains the workers; a signal to the whole process group must not cut one short
+  // (not even while this worker waits for its config).
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(signal, () => undefined);
   const inbox = new PrimaryInbox();
   const handed = await inbox.start();
   if (handed === undefined) return; // the primary left before it answered
@@ -145,9 +149,6 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       void send({ t: 'reply', id: message.id, value: null });
     } else if (message.t === 'shutdown') stop();
   });
-  // The primary drains the workers; a signal to the whole process group must not cut one short.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-    process.on(signal, () => undefined);
   process.on('disconnect', () => stop());
 
   const timer = setInterval(() => void report(), WORKER_SYNC_MS);
