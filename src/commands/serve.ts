@@ -15,56 +15,49 @@ import type { CommandIo, ExitCode } from './io.js';
 import { MOCK_NODES_CONFIG, configSource, loadOrFail } from './load-or-fail.js';
 import { createLogger } from './logger.js';
 import { runPrimary, runWorker } from './serve-cluster.js';
+import type { ServeContext, ServeOptions } from './serve-options.js';
 import { handleSignals } from './serve-signals.js';
 import { packageVersion } from './version.js';
 
-/** Flags of `cascade serve`. */
-export interface ServeOptions {
-  readonly config?: string | undefined;
-  readonly host?: string | undefined;
-  readonly port?: number | undefined;
-  readonly demo?: boolean | undefined;
-  readonly accessLog?: boolean | undefined;
-  readonly quotas?: string | undefined;
-  readonly workers?: number | 'auto' | undefined;
-  /** Overrides server.admin_port. */
-  readonly adminPort?: number | undefined;
-}
+export type { ServeOptions } from './serve-options.js';
 
 /** `cascade serve`: run the proxy until SIGINT/SIGTERM; reload on SIGHUP. */
 export async function runServe(options: ServeOptions, io: CommandIo): Promise<ExitCode> {
   loadDotEnv(io.cwd, io.env);
   const log = createLogger(io.env);
   const registry = new MethodRegistry();
+  // A worker is handed the config its primary checked: it never reads the file.
+  if (cluster.isWorker) return runWorker(options, { registry, log });
   const shipped = options.demo === true ? MOCK_NODES_CONFIG : undefined;
   const source = { ...configSource(options.config, io, shipped), registry };
   const loaded = loadOrFail(source, io, 'nothing was started', (l) => log.warn(`config: ${l}`));
-  const withAdmin =
-    options.adminPort === undefined
-      ? loaded
-      : { ...loaded, server: { ...loaded.server, adminPort: options.adminPort } };
-  const config = withPortFlag(withAdmin, options.port);
-  const reloadSource = options.demo ? undefined : () => reloadWithPortFlag(source, options.port);
-  if (cluster.isWorker) return runWorker(config, options, { registry, log, reloadSource });
+  const config = withFlags(loaded, options);
+  const reloadSource = options.demo ? undefined : () => reloadWithFlags(source, options);
   const workers = workerCount(options.workers ?? config.cluster?.workers ?? 1);
   let running = config;
   let mocks: MockNode[] = [];
   if (options.demo) ({ config: running, mocks } = await withDemoNodes(config));
   const quotasPath = path.resolve(io.cwd, options.quotas ?? config.server.quotasPath);
   const signals = handleSignals(log);
+  const ctx: ServeContext = { quotasPath, log, reloadSource, signals };
   try {
-    if (workers > 1)
-      return await runPrimary(running, options, {
-        workers,
-        quotasPath,
-        log,
-        reloadSource,
-        signals,
-      });
-    return await serveHere(running, options, { registry, log, quotasPath, reloadSource, signals });
+    if (workers > 1) return await runPrimary(running, options, { ...ctx, workers });
+    return await serveHere(running, options, { ...ctx, registry });
   } finally {
     await Promise.all(mocks.map((mock) => mock.close()));
   }
+}
+
+/**
+ * The flags that override the file (`--admin-port`, and `--port` moving `ws_port`), applied
+ * alike at start and on every reload: a flag is not a change that needs a restart.
+ */
+function withFlags(config: Config, options: ServeOptions): Config {
+  const withAdmin =
+    options.adminPort === undefined
+      ? config
+      : { ...config, server: { ...config.server, adminPort: options.adminPort } };
+  return withPortFlag(withAdmin, options.port);
 }
 
 /**
@@ -78,9 +71,9 @@ function withPortFlag(config: Config, port: number | undefined): Config {
   return { ...config, server: { ...server, wsPort, wsPortBestEffort: true } };
 }
 
-function reloadWithPortFlag(source: Parameters<typeof loadConfig>[0], port: number | undefined) {
+function reloadWithFlags(source: Parameters<typeof loadConfig>[0], options: ServeOptions) {
   const result = loadConfig(source);
-  return result.config ? { ...result, config: withPortFlag(result.config, port) } : result;
+  return result.config ? { ...result, config: withFlags(result.config, options) } : result;
 }
 
 function workerCount(value: number | 'auto'): number {
@@ -91,7 +84,7 @@ function workerCount(value: number | 'auto'): number {
 async function serveHere(
   config: Config,
   options: ServeOptions,
-  ctx: Omit<Parameters<typeof runPrimary>[2], 'workers'> & { registry: MethodRegistry },
+  ctx: ServeContext & { readonly registry: MethodRegistry },
 ): Promise<ExitCode> {
   const { log, signals } = ctx;
   const cascade = await startCascade({

@@ -1,14 +1,16 @@
 /**
  * The primary of `cascade serve --workers N` (node:cluster): it does not serve requests — its
  * workers do, on one shared port — but it is the one process the rest of the system sees.
- * It owns quotas.json (the workers' usage flows into its ledger), the lock, the admin
- * listener, the Redis coordination when replicas share limits, and the order of things: it
- * restarts a worker that crashed, passes a reload (SIGHUP) on to every worker, and on
- * SIGTERM drains them all before it writes usage once. /health and /metrics asked of any
- * worker are answered here for the whole proxy.
+ * It owns the config (it reads and checks the file, then hands the parsed result to each
+ * worker over IPC; workers never read it), quotas.json (the workers' usage flows into its
+ * ledger), the lock, the admin listener, the Redis coordination when replicas share limits,
+ * and the order of things: it restarts a worker that crashed, reloads (SIGHUP) exactly as one
+ * process does and hands the result to every worker, and on SIGTERM drains them all before it
+ * writes usage once. /health and /metrics asked of any worker are answered here for the
+ * whole proxy. Its parts — usage store, fleet link, admin surface — are the single process's.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import { handleStatusRoute } from './admin/admin-routes.js';
@@ -20,31 +22,24 @@ import { coordinatedNodes } from './cluster/coordinated-nodes.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { WorkerHub } from './cluster/worker-hub.js';
 import { WorkerAsks } from './cluster/worker-asks.js';
-import { StartupError } from './errors.js';
+import {
+  tellWorker as tell,
+  type PrimaryCommand,
+  type WorkerMessage,
+} from './cluster/worker-messages.js';
 import type { AdminServer } from './http/admin-server.js';
 import { fleetHealthReport, type WorkerNodeHealth } from './http/health.js';
-import { listen } from './http/listen.js';
-import { sendBytes, sendStatus } from './http/respond.js';
 import { DRAIN_TIMEOUT_MS } from './http/server.js';
 import type { ClusterSample } from './metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
-import { QuotaFlusher } from './quota/quota-flusher.js';
 import type { RolloverEvent } from './quota/rollover.js';
-import { acquireServerLock } from './quota/server-lock.js';
-import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
-import { LocalUsageLedger } from './quota/usage-ledger.js';
-import { diffNodes } from './routing/topology.js';
-import type { ReloadOutcome } from './service-reload.js';
-import {
-  finalUsageWrite,
-  joinFleet,
-  logNodes,
-  logRollover,
-  startAdmin,
-  startTimers,
-  statusOnMetricsPort,
-} from './service-parts.js';
-import { WORKER_SYNC_MS, type PrimaryCommand, type WorkerMessage } from './service-worker.js';
+import { startAdminSurface, statusOnMetricsPort } from './service-admin.js';
+import { linkFleet } from './service-fleet.js';
+import { logNodes, logRollover } from './service-logs.js';
+import { startMetricsPort } from './service-metrics-port.js';
+import { applyReload, reloadWhileClosing, type ReloadOutcome } from './service-reload.js';
+import { UsageStore, startFailure, type FinalUsage } from './service-usage.js';
+import { WORKER_SYNC_MS } from './service-worker.js';
 
 /** How to start the primary. */
 export interface PrimaryOptions {
@@ -53,17 +48,12 @@ export interface PrimaryOptions {
   readonly workers: number;
   readonly quotasPath: string;
   readonly reloadSource?: () => LoadResult;
-  /** Extra environment for the workers (e.g. the demo's mock node URLs). */
-  readonly workerEnv?: Readonly<Record<string, string>>;
   /** The port the workers listen on (the --port flag), for the log. */
   readonly port?: number | undefined;
 }
 
 /** What a stopped primary leaves behind. */
-export interface PrimarySummary {
-  readonly code: 0 | 1;
-  readonly usage: Record<string, number>;
-}
+export type PrimarySummary = FinalUsage;
 
 /** A running primary. */
 export interface CascadePrimary {
@@ -76,20 +66,15 @@ export interface CascadePrimary {
 /** A worker that keeps crashing is restarted after up to this long. */
 const MAX_RESTART_DELAY_MS = 5000;
 
-function tell(worker: Worker, message: PrimaryCommand): void {
-  // A worker leaving may close its channel between the check and the write: not an error.
-  if (worker.isConnected()) worker.send(message, undefined, undefined, () => undefined);
-}
-
 /** Starts the primary and its workers; resolves once the workers are serving. */
 export async function startCascadePrimary(options: PrimaryOptions): Promise<CascadePrimary> {
   const { logger, quotasPath } = options;
   const clock = MONOTONIC_CLOCK;
+  /** The config in force: the one every worker was handed. */
   let config = options.config;
-  const ledger =
-    config.cluster?.redisUrl !== undefined ? new SharedUsageLedger() : new LocalUsageLedger();
-  const flusher = new QuotaFlusher({ ledger, path: quotasPath, nodes: () => config.nodes });
-  logRollover(logger, (await flusher.restore()).events);
+  const nodes = () => config.nodes;
+  const usage = await UsageStore.open({ config, quotasPath, nodes, clock, logger });
+  const { ledger } = usage;
   const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
   const hub = new WorkerHub(ledger, () =>
     coordinatedNodes(config.nodes, ledger, clock.wallNow(), onRollover),
@@ -108,7 +93,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const live = (): Worker[] =>
     Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
   const operator = new FleetOperator({
-    nodes: () => config.nodes,
+    nodes,
     used: (name) => ledger.counter(name).used,
     clock,
     logger,
@@ -120,15 +105,19 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     },
   });
 
+  // Structured clone, so the parsed config (Maps, typed arrays, Infinity) crosses as it is.
+  cluster.setupPrimary({ serialization: 'advanced' });
   const fork = (): void => {
-    const worker = cluster.fork(options.workerEnv);
+    const worker = cluster.fork();
     worker.on('error', (err) =>
       logger.debug({ worker: worker.id, err: err.message }, 'worker channel'),
     );
     hub.add(worker.id);
   };
   const onMessage = (worker: Worker, message: WorkerMessage): void => {
-    if (message.t === 'sync') {
+    if (message.t === 'hello') {
+      tell(worker, { t: 'start', config });
+    } else if (message.t === 'sync') {
       health.set(worker.id, message.health);
       operator.penalties(message.penalties);
       tell(worker, { ...hub.sync(worker.id, message), cordoned: operator.cordoned });
@@ -162,59 +151,38 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   };
 
   try {
-    if (ledger instanceof SharedUsageLedger) {
-      coordinator = await joinFleet(config.cluster!, hub, ledger, clock, logger);
-    }
-    const sample = coordinator ? () => coordinator!.sample() : localSample(() => config.nodes);
-    registerClusterGauges(registry, sample);
-    admin = await startAdmin(
-      config.server.adminPort,
-      () => config.nodes,
-      ledger,
-      flusher,
-      logger,
+    coordinator = await linkFleet(usage, config.cluster, () => hub, clock, logger);
+    const joined = coordinator;
+    registerClusterGauges(registry, joined ? () => joined.sample() : localSample(nodes));
+    admin = await startAdminSurface({
+      server: config.server,
+      nodes,
+      usage,
       coordinator,
       operator,
-      { host: config.server.adminHost, token: config.server.adminToken },
-    );
-    acquireServerLock(quotasPath, admin?.port ?? null);
-    if (config.server.enableMetrics && config.server.metricsPort !== undefined) {
-      metricsServer = createServer((req, res) => {
-        const path = (req.url ?? '/').split('?')[0]!;
-        if (path !== '/metrics') {
-          const page =
-            statusOnMetricsPort(config) && handleStatusRoute(req, res, path, operator, logger);
-          return page ? undefined : sendStatus(res, 404, 'Not Found');
-        }
-        renderMetrics().then(
-          (text) => sendBytes(res, 200, registry.contentType, text),
-          () => sendStatus(res, 500, 'metrics unavailable'),
-        );
+      logger,
+    });
+    usage.claim(admin?.port);
+    const { enableMetrics, metricsPort } = config.server;
+    if (enableMetrics && metricsPort !== undefined) {
+      const statusPage = statusOnMetricsPort(config.server);
+      metricsServer = await startMetricsPort({
+        port: metricsPort,
+        render: renderMetrics,
+        contentType: registry.contentType,
+        pages: (req, res, path) =>
+          statusPage && handleStatusRoute(req, res, path, operator, logger),
       });
-      await listen(metricsServer, '127.0.0.1', config.server.metricsPort, 'metrics');
     }
   } catch (err) {
     await admin?.close();
     await coordinator?.stop();
     metricsServer?.close();
-    if (err instanceof Error && !(err instanceof StartupError)) {
-      throw new StartupError(
-        `cannot claim ${quotasPath}: ${err.message}`,
-        'make sure its directory exists and is writable',
-      );
-    }
-    throw err;
+    throw startFailure(err, quotasPath);
   }
   cluster.on('message', onMessage);
   cluster.on('exit', onExit);
-  const stopTimers = startTimers({
-    logger,
-    quotasPath,
-    flushSeconds: config.server.quotaFlushSeconds,
-    nodes: () => config.nodes,
-    ledger,
-    flusher,
-  });
+  const stopTimers = usage.startTimers();
   // One split of every limit between the workers per sync interval (see WorkerHub.tick).
   const split = setInterval(() => hub.tick(), WORKER_SYNC_MS);
   // Reset the crash backoff once workers have run a while.
@@ -226,30 +194,19 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     'cascade primary: workers share the port',
   );
 
+  // The same plan, log lines and answer as one process; the workers get what was checked.
+  const target = {
+    running: () => config,
+    apply: (next: Config): void => {
+      config = next;
+      operator.retain();
+      for (const worker of Object.values(cluster.workers ?? {}))
+        if (worker) tell(worker, { t: 'reload', config: next });
+    },
+    flusher: usage.flusher,
+  };
   function reload(): ReloadOutcome {
-    if (closing) return { ok: false, problems: ['shutting down; reload ignored'] };
-    const result = options.reloadSource?.();
-    if (result?.config === undefined) {
-      const problems = result?.errors.map((e) => `${e.path}: ${e.message}`) ?? [
-        'there is no config file to reload',
-      ];
-      logger.error(
-        { problems },
-        `config reload failed; keeping the running config: ${problems.join('; ')}`,
-      );
-      return { ok: false, problems };
-    }
-    const diff = diffNodes(config.nodes, result.config.nodes);
-    config = { ...result.config, server: config.server, cluster: config.cluster };
-    flusher.applyNodeSet(config.nodes);
-    operator.retain();
-    for (const worker of Object.values(cluster.workers ?? {}))
-      if (worker) tell(worker, { t: 'reload' });
-    logger.info(
-      diff,
-      `config reloaded: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}`,
-    );
-    return { ok: true, diff, needsRestart: [] };
+    return closing ? reloadWhileClosing(logger) : applyReload(target, logger, options.reloadSource);
   }
 
   const close = async (): Promise<PrimarySummary> => {
@@ -275,7 +232,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     await coordinator?.stop();
     metricsServer?.closeAllConnections();
     metricsServer?.close();
-    return finalUsageWrite(flusher, ledger, quotasPath, logger);
+    return usage.close();
   };
   let closed: Promise<PrimarySummary> | undefined;
   return { quotasPath, adminPort: admin?.port, reload, close: () => (closed ??= close()) };

@@ -1,14 +1,15 @@
 /**
  * Reload (SIGHUP, or the admin API): re-read the config and every price list, all or nothing.
- * A failure is one error line and the running node set stays; a success is one line saying
- * what changed. `[server]` changes need a restart and are reported, not applied.
+ * One process and the primary of `--workers` both run this: the same plan
+ * (service-reload-plan.ts), the same log lines, the same answer. A failure is one error line
+ * and the running node set stays; a success is one line saying what changed. `[server]` and
+ * `[cluster]` changes need a restart and are reported, not applied.
  */
 import type { Logger } from 'pino';
-import { serverKeyOf } from './config/server-section.js';
-import { formatProblem, type LoadResult } from './config/types.js';
-import type { ProxyServer } from './http/server.js';
+import type { Config, LoadResult } from './config/types.js';
 import type { QuotaFlusher } from './quota/quota-flusher.js';
 import type { TopologyDiff } from './routing/topology.js';
+import { planReload } from './service-reload-plan.js';
 
 /** What a reload did. */
 export type ReloadOutcome =
@@ -20,40 +21,49 @@ export type ReloadOutcome =
     }
   | { readonly ok: false; readonly problems: readonly string[] };
 
-/** Applies a reload to the running server; `source` re-reads the config (absent: refused). */
+/** What a reload works on: the config in force, and how to put a new one in force. */
+export interface ReloadTarget {
+  /** The config in force (`[server]` and `[cluster]` as started). */
+  running(): Config;
+  /** Puts `next` in force: the proxy's nodes, policies and cache, or every worker's. */
+  apply(next: Config): void;
+  /** Keeps quotas.json to the node set in force. */
+  readonly flusher: QuotaFlusher;
+}
+
+/** The answer to a reload asked while the service shuts down. */
+export function reloadWhileClosing(logger: Logger): ReloadOutcome {
+  logger.warn('shutting down; reload ignored');
+  return { ok: false, problems: ['shutting down; reload ignored'] };
+}
+
+/**
+ * Reloads `target` from `source` (which re-reads the file; absent: reloads are refused):
+ * plans, logs the warnings, applies, and logs what changed and what waits for a restart.
+ */
 export function applyReload(
-  server: ProxyServer,
-  flusher: QuotaFlusher,
+  target: ReloadTarget,
   logger: Logger,
   source: (() => LoadResult) | undefined,
 ): ReloadOutcome {
-  if (source === undefined) {
-    const why = 'there is no config file to reload (the demo runs built-in mock nodes)';
-    logger.error(`config reload failed; keeping the running config: ${why}`);
-    return { ok: false, problems: [why] };
-  }
-  const result = source();
-  if (!result.config) {
-    const problems = result.errors.map(formatProblem);
+  const plan = planReload(target.running(), source?.());
+  if (!plan.ok) {
     logger.error(
-      { problems: problems.length },
-      `config reload failed; keeping the running config: ${problems.join('; ')}`,
+      { problems: plan.problems.length },
+      `config reload failed; keeping the running config: ${plan.problems.join('; ')}`,
     );
-    return { ok: false, problems };
+    return plan;
   }
-  for (const warning of result.warnings) logger.warn(`config: ${formatProblem(warning)}`);
-  const clusterChanged =
-    JSON.stringify(server.config.cluster ?? null) !== JSON.stringify(result.config.cluster ?? null);
-  const { diff, serverChanged } = server.reload(result.config);
-  const change = flusher.applyNodeSet(server.nodes());
+  for (const warning of plan.warnings) logger.warn(`config: ${warning}`);
+  target.apply(plan.next);
+  const change = target.flusher.applyNodeSet(plan.next.nodes);
   for (const retired of change.retired) {
     logger.info(
       { node: retired.name, used: retired.used },
       'node removed; its usage leaves quotas.json at the next write',
     );
   }
-  const needsRestart = serverChanged.map((key) => `server.${serverKeyOf(key)}`);
-  if (clusterChanged) needsRestart.push('[cluster]');
+  const { diff, needsRestart } = plan;
   if (needsRestart.length > 0) {
     logger.warn(
       { fields: needsRestart },

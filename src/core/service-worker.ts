@@ -1,71 +1,54 @@
 /**
  * One worker of `cascade serve --workers N` (node:cluster; the workers share the listening
- * port). It serves requests like a single cascade, but the primary owns quotas.json, the lock
- * and the admin listener: every ≤ 50 ms the worker reports what it booked and wanted and gets
- * back the fleet's usage and its share of every limit. /health and /metrics answer for the
- * whole proxy (asked of the primary). The worker ignores SIGINT/SIGTERM: the primary tells it
- * when to drain, and it leaves if the primary goes away.
+ * port). It serves requests like a single cascade, but the primary owns the config file,
+ * quotas.json, the lock and the admin listener: the worker starts from the config the primary
+ * checked (asked for over IPC; it never reads the file, so a file rewritten meanwhile cannot
+ * reach it) and takes each reload from the primary the same way. Every ≤ 50 ms it reports
+ * what it booked and wanted and gets back the fleet's usage and its share of every limit.
+ * /health and /metrics answer for the whole proxy (asked of the primary). The worker ignores
+ * SIGINT/SIGTERM/SIGHUP: the primary tells it when to drain and reload, and it leaves if the
+ * primary goes away.
  */
 import type { Logger } from 'pino';
 import { LocalOperator } from './admin/local-operator.js';
-import type { NodeView } from './admin/node-view.js';
 import type { Clock } from './clock.js';
 import { MONOTONIC_CLOCK } from './clock.js';
-import type { Config, LoadResult } from './config/types.js';
-import type { WorkerSync, PrimaryState } from './cluster/worker-hub.js';
+import { rebindConfig } from './config/config-handoff.js';
+import type { PrimaryState } from './cluster/worker-hub.js';
+import { PrimaryInbox, tellPrimary as send } from './cluster/worker-messages.js';
 import type { HealthReport } from './http/health.js';
 import { ProxyServer } from './http/server.js';
 import { createPromMetrics } from './prom-metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
 import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
-import { startWs } from './service-parts.js';
+import { startWs } from './service-ws.js';
 
 /** How often a worker reports to the primary (the issue's bound is 50 ms). */
 export const WORKER_SYNC_MS = 50;
 /** Answers a new worker waits for before it listens (its share grows in over a few splits). */
 const READY_AFTER_STATES = 5;
 
-/** Messages a worker receives from the primary, besides sync answers. */
-export type PrimaryCommand =
-  | (PrimaryState & { readonly cordoned?: readonly string[] })
-  | { readonly t: 'reload' }
-  /** The primary asks for this worker's node rows (GET /admin/nodes). */
-  | { readonly t: 'view'; readonly id: number }
-  /** The cordoned nodes now: apply, then reply. */
-  | { readonly t: 'cordon'; readonly id: number; readonly cordoned: readonly string[] }
-  | { readonly t: 'shutdown' }
-  | { readonly t: 'answer'; readonly id: number; readonly value: unknown };
-
-/** Messages a worker sends, besides its sync reports. */
-export type WorkerMessage =
-  | (WorkerSync & { readonly health: Record<string, readonly [number, number]> })
-  | { readonly t: 'ask'; readonly id: number; readonly what: 'health' | 'metrics' }
-  /** The answer to the primary's `view` (the rows) or `cordon` (null, once applied). */
-  | { readonly t: 'reply'; readonly id: number; readonly value: readonly NodeView[] | null }
-  | { readonly t: 'bye' };
-
-/** How to start a worker. */
+/** How to start a worker (the config comes from the primary). */
 export interface WorkerOptions {
-  readonly config: Config;
   readonly registry: MethodRegistry;
   readonly logger: Logger;
   readonly version: string;
-  readonly reloadSource?: () => LoadResult;
   readonly host?: string | undefined;
   readonly port?: number | undefined;
   readonly accessLog?: boolean | undefined;
   readonly clock?: Clock;
 }
 
-function send(message: WorkerMessage): Promise<void> {
-  return new Promise((resolve) => {
-    if (process.send === undefined || !process.connected) return resolve();
-    process.send(message, undefined, undefined, () => resolve());
-  });
-}
-
 /** Runs this process as a worker until the primary says to stop; resolves when it has. */
 export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
+  // The primary drains the workers; a signal to the whole process group must not cut one short
+  // (not even while this worker waits for its config).
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(signal, () => undefined);
+  const inbox = new PrimaryInbox();
+  const handed = await inbox.start();
+  if (handed === undefined) return; // the primary left before it answered
+  const config = rebindConfig(handed, options.registry);
   const clock = options.clock ?? MONOTONIC_CLOCK;
   const ledger = new SharedUsageLedger();
   const penalties: Array<readonly [string, number]> = [];
@@ -85,12 +68,12 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       void send({ t: 'ask', id, what });
     });
   const server = ProxyServer.create({
-    config: options.config,
+    config,
     registry: options.registry,
     logger: options.logger,
     usage: ledger,
     version: options.version,
-    metrics: options.config.server.enableMetrics
+    metrics: config.server.enableMetrics
       ? createPromMetrics({ version: options.version, clusterWorker: true })
       : undefined,
     clock,
@@ -103,7 +86,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
 
   // Only asked for when the primary has an admin listener.
   const operator =
-    options.config.server.adminPort === undefined
+    config.server.adminPort === undefined
       ? undefined
       : new LocalOperator(server.topology, clock, options.logger, () => ({
           ok: false,
@@ -155,10 +138,10 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     if (++states === READY_AFTER_STATES) ready();
   };
 
-  process.on('message', (message: PrimaryCommand) => {
+  inbox.handle((message) => {
     if (message.t === 'state') apply(message);
     else if (message.t === 'answer') asks.get(message.id)?.(message.value);
-    else if (message.t === 'reload') reload(server, options);
+    else if (message.t === 'reload') server.reload(rebindConfig(message.config, options.registry));
     else if (message.t === 'view')
       void send({ t: 'reply', id: message.id, value: operator?.views() ?? [] });
     else if (message.t === 'cordon') {
@@ -166,9 +149,6 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       void send({ t: 'reply', id: message.id, value: null });
     } else if (message.t === 'shutdown') stop();
   });
-  // The primary drains the workers; a signal to the whole process group must not cut one short.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-    process.on(signal, () => undefined);
   process.on('disconnect', () => stop());
 
   const timer = setInterval(() => void report(), WORKER_SYNC_MS);
@@ -178,6 +158,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
   // Each worker takes upgrades on the shared port (and ws_port): node:cluster hands a new
   // connection, WebSocket or not, to one worker, whose sockets and subscriptions stay there.
   const ws = await startWs(server, options);
+  options.logger.info({ pid: process.pid }, 'worker serving');
   await stopped;
   operator?.stop();
   await ws.close();
@@ -187,10 +168,4 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
   await send({ t: 'bye' });
   // The IPC channel keeps a worker alive: closing it lets the process end.
   if (process.connected) process.disconnect();
-}
-
-function reload(server: ProxyServer, options: WorkerOptions): void {
-  const result = options.reloadSource?.();
-  if (result?.config === undefined) return; // the primary checked and logged it
-  server.reload(result.config);
 }

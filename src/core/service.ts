@@ -6,34 +6,23 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
+import { MONOTONIC_CLOCK } from './clock.js';
 import type { Config, LoadResult } from './config/types.js';
-import { StartupError } from './errors.js';
+import { handleStatusRoute } from './admin/admin-routes.js';
+import { LocalOperator } from './admin/local-operator.js';
+import type { RedisCoordinator } from './cluster/redis-coordinator.js';
+import { topologyTarget } from './cluster/topology-target.js';
 import type { AdminServer } from './http/admin-server.js';
 import { ProxyServer } from './http/server.js';
 import type { ProxyMetrics } from './metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
-import { QuotaFlusher } from './quota/quota-flusher.js';
 import type { RolloverEvent } from './quota/rollover.js';
-import { acquireServerLock } from './quota/server-lock.js';
-import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
-import { LocalUsageLedger } from './quota/usage-ledger.js';
-import type { RedisCoordinator } from './cluster/redis-coordinator.js';
-import { topologyTarget } from './cluster/topology-target.js';
-import { MONOTONIC_CLOCK } from './clock.js';
-import { applyReload, type ReloadOutcome } from './service-reload.js';
-import { handleStatusRoute } from './admin/admin-routes.js';
-import { LocalOperator } from './admin/local-operator.js';
-import {
-  finalUsageWrite,
-  joinFleet,
-  statusOnMetricsPort,
-  logNodes,
-  logRollover,
-  startAdmin,
-  startTimers,
-  startWs,
-  wsUrls,
-} from './service-parts.js';
+import { startAdminSurface, statusOnMetricsPort, wantsOperator } from './service-admin.js';
+import { linkFleet } from './service-fleet.js';
+import { logNodes, logRollover } from './service-logs.js';
+import { applyReload, reloadWhileClosing, type ReloadOutcome } from './service-reload.js';
+import { UsageStore, startFailure } from './service-usage.js';
+import { startWs, wsUrls } from './service-ws.js';
 import type { WsTuning } from './ws/gateway-context.js';
 import type { WsGateway } from './ws/ws-gateway.js';
 
@@ -106,31 +95,28 @@ function logStartup(options: CascadeOptions, server: ProxyServer, ws: WsGateway)
   options.logger.info(fields, options.description ?? 'cascade serving');
 }
 
-/** Starts cascade: restores usage, listens, claims the quotas file, starts the timers. */
+/**
+ * Starts cascade: restores usage, listens, claims the quotas file, starts the timers. The
+ * parts — usage store, fleet link, admin surface — are the ones the primary of `--workers`
+ * assembles too (service-primary.ts); here the proxy serves in this process.
+ */
 export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   const { config, logger, quotasPath } = options;
   const clock = options.clock ?? MONOTONIC_CLOCK;
-  const shared = config.cluster?.redisUrl !== undefined;
-  const ledger = shared ? new SharedUsageLedger() : new LocalUsageLedger();
   let server: ProxyServer | undefined;
   let admin: AdminServer | undefined;
   let coordinator: RedisCoordinator | undefined;
   let ws: WsGateway | undefined;
   let operator: LocalOperator | undefined;
   let reload: () => ReloadOutcome = () => ({ ok: false, problems: ['still starting'] });
-  const flusher = new QuotaFlusher({
-    ledger,
-    path: quotasPath,
-    nodes: () => server?.nodes() ?? config.nodes,
-    now: () => new Date(clock.wallNow()),
-  });
+  const nodes = () => server?.nodes() ?? config.nodes;
+  const usage = await UsageStore.open({ config, quotasPath, nodes, clock, logger });
   try {
-    logRollover(logger, (await flusher.restore()).events);
     server = ProxyServer.create({
       config,
       registry: options.registry,
       logger,
-      usage: ledger,
+      usage: usage.ledger,
       version: options.version,
       host: options.host,
       port: options.port,
@@ -139,63 +125,46 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       metrics: options.metrics,
       onNodeHealth: (name, seconds) => operator?.nodeHealth(name, seconds),
       metricsRoutes: (req, res, path) =>
-        statusOnMetricsPort(config) &&
+        statusOnMetricsPort(config.server) &&
         operator !== undefined &&
         handleStatusRoute(req, res, path, operator, logger),
     });
-    if (config.server.adminPort !== undefined || statusOnMetricsPort(config))
-      operator = new LocalOperator(server.topology, clock, logger, () => reload());
-    if (shared) {
-      const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
-      const target = topologyTarget(server.topology, ledger, clock, onRollover);
-      coordinator = await joinFleet(
-        config.cluster,
-        target,
-        ledger as SharedUsageLedger,
-        clock,
-        logger,
-      );
-      const joined = coordinator;
-      server.metrics.setClusterSource(() => joined.sample());
-    }
-    await server.listen();
-    ws = await startWs(server, options);
-    const nodes = server.nodes.bind(server);
-    admin = await startAdmin(
-      config.server.adminPort,
-      nodes,
-      ledger,
-      flusher,
+    const proxy = server;
+    if (wantsOperator(config.server))
+      operator = new LocalOperator(proxy.topology, clock, logger, () => reload());
+    const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
+    coordinator = await linkFleet(
+      usage,
+      config.cluster,
+      () => topologyTarget(proxy.topology, usage.ledger, clock, onRollover),
+      clock,
       logger,
+    );
+    const joined = coordinator;
+    if (joined) proxy.metrics.setClusterSource(() => joined.sample());
+    await proxy.listen();
+    ws = await startWs(proxy, options);
+    admin = await startAdminSurface({
+      server: config.server,
+      nodes,
+      usage,
       coordinator,
       operator,
-      { host: config.server.adminHost, token: config.server.adminToken },
-    );
-    acquireServerLock(quotasPath, admin?.port ?? null);
+      logger,
+    });
+    usage.claim(admin?.port);
   } catch (err) {
     operator?.stop();
     await admin?.close();
     await ws?.close();
     await coordinator?.stop();
     await server?.close(0);
-    if (err instanceof Error && !(err instanceof StartupError) && server) {
-      throw new StartupError(
-        `cannot claim ${quotasPath}: ${err.message}`,
-        'make sure its directory exists and is writable',
-      );
-    }
-    throw err;
+    // A proxy that could not even be built failed for its own reasons, not the quotas file.
+    throw server ? startFailure(err, quotasPath) : err;
   }
   const running = server;
   const gateway = ws;
-  const stopTimers = startTimers({
-    logger,
-    quotasPath,
-    flushSeconds: config.server.quotaFlushSeconds,
-    nodes: () => running.nodes(),
-    ledger,
-    flusher,
-  });
+  const stopTimers = usage.startTimers();
   logStartup(options, running, gateway);
   let closing: Promise<ShutdownSummary> | undefined;
 
@@ -208,15 +177,19 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     await running.close();
     // Sends what the last requests booked before the final write keeps the rest as unsent.
     await coordinator?.stop();
-    const { code, usage } = await finalUsageWrite(flusher, ledger, quotasPath, logger);
-    return { code, requests: running.requestCounts(), usage };
+    const { code, usage: used } = await usage.close();
+    return { code, requests: running.requestCounts(), usage: used };
   };
 
-  reload = () => {
-    if (closing === undefined) return applyReload(running, flusher, logger, options.reloadSource);
-    logger.warn('shutting down; reload ignored');
-    return { ok: false, problems: ['shutting down; reload ignored'] };
+  const target = {
+    running: () => running.config,
+    apply: (next: Config) => void running.reload(next),
+    flusher: usage.flusher,
   };
+  reload = () =>
+    closing === undefined
+      ? applyReload(target, logger, options.reloadSource)
+      : reloadWhileClosing(logger);
   return {
     server: running,
     adminPort: admin?.port,

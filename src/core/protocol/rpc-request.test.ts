@@ -86,6 +86,13 @@ describe('parseRequest: single requests', () => {
     ['a null method', '{"id":null,"method":null}', 'null'],
     ['an object id and no method', '{"id":{"x":1}}', 'null'],
     ['a raw control character in the method', '{"id":3,"method":"a\u0001b"}', 'null'],
+    [
+      'an id beyond 2^53 and a numeric method',
+      '{"jsonrpc":"2.0","id":12345678901234567890,"method":123}',
+      '12345678901234567890',
+    ],
+    ['a negative exponent id and no method', '{"id":-1.50e+3}', '-1.50e+3'],
+    ['a boolean id and no method', '{"id":true}', 'null'],
   ])('rejects %s as a parse error echoing id %s', (_case, text, idJson) => {
     expect(parse(text)).toEqual({ ok: false, problem: 'parse_error', idJson });
   });

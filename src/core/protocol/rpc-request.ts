@@ -140,8 +140,9 @@ export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResul
     };
   }
   if (!isPlainObject(parsed) || typeof parsed.method !== 'string') {
-    const idJson = isPlainObject(parsed) ? (idJsonOf(parsed) ?? 'null') : 'null';
-    return { ok: false, problem: 'parse_error', idJson };
+    // The id as written: JSON.parse would round an integer beyond 2^53 (…890 → …000).
+    const idText = isPlainObject(parsed) ? readIdText(body) : NO_ID;
+    return { ok: false, problem: 'parse_error', idJson: idText === NO_ID ? 'null' : idText };
   }
   const method = parsed.method;
   return { ok: true, request: { body, method, methodId: registry.idOf(method), batch: undefined } };

@@ -121,8 +121,3 @@ export function fillGap(sub: SharedSubscription, call: RouterCall): Promise<numb
       return Promise.resolve(0);
   }
 }
-
-/** Whether a stream kind has a gap fill (for metrics labels). */
-export function hasGapFill(kind: SharedSubscription['spec']['kind']): boolean {
-  return kind === 'signature' || kind === 'newHeads' || kind === 'evmLogs' || kind === 'account';
-}

@@ -95,8 +95,3 @@ export function subscribeMethodOf(
 export function unsubscribeFamilyOf(method: string): Family | undefined {
   return UNSUBSCRIBE.get(method);
 }
-
-/** Every Solana subscribe method name (for docs and tests). */
-export const SOLANA_SUBSCRIBE_METHODS: readonly string[] = [...SOLANA.keys()];
-/** Every eth_subscribe kind cascade fans out. */
-export const EVM_SUBSCRIBE_KINDS: readonly string[] = [...EVM.keys()];
