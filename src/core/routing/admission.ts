@@ -21,12 +21,13 @@ import { SkipReason, type ProxyMetrics } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { Attempt } from './attempt.js';
 import type { RoutingTable } from './routing-table.js';
+import type { TriedNodes } from './tried-nodes.js';
 
 /** One thing to send: a single request, or one element of a batch. */
 export interface Candidate {
   readonly methodId: number;
   /** Nodes this candidate went to, or that cannot serve it; never offered to it again. */
-  readonly tried: UpstreamNode[];
+  readonly tried: TriedNodes;
 }
 
 /** The candidates a node may take in one attempt (one for a single request). */

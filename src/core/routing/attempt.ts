@@ -36,8 +36,23 @@ export interface AttemptContext {
   readonly attemptTimeoutMs: number;
 }
 
-/** Turns an answer that arrived whole into a verdict, knowing what was sent (`subject`). */
-export type AnswerClassifier = (status: number, body: Buffer, subject: unknown) => Verdict;
+/**
+ * What an attempt carries and on whose behalf: the request (or sub-batch) sent, which reads
+ * its own answers, and the budget it runs in. The single request is its own subject; a batch
+ * makes one per sub-batch.
+ */
+export interface AttemptSubject {
+  readonly ctx: AttemptContext;
+  /** The request's deadline (clock reading). */
+  readonly deadline: number;
+  /** Turns an answer that arrived whole into a verdict, knowing what was sent. */
+  classify(status: number, body: Buffer): Verdict;
+}
+
+/** Hears an attempt settle: a request's state, a race of attempts, or a promise. */
+export interface AttemptOwner {
+  settled(attempt: Attempt): void;
+}
 
 /** Timers may fire up to a millisecond before the deadline they were set for. */
 const TIMER_EARLY_MS = 1;
@@ -50,8 +65,6 @@ export class Attempt {
   taken = 0;
   /** Clock reading when it was sent. */
   sentAt = 0;
-  /** The request's deadline. */
-  deadline = 0;
   /** Set when sent: the budget, not the node, would end this attempt. */
   budgetBound = false;
   /** `failed`: recording the result threw (a bug); `error` says what, the client still gets an answer. */
@@ -61,13 +74,10 @@ export class Attempt {
   response: AttemptResponse | undefined = undefined;
   /** Clock reading when it settled. */
   endedAt = 0;
-  classify: AnswerClassifier | undefined = undefined;
-  /** What was sent, for the classifier (the request, or the sub-batch's elements). */
-  subject: unknown = undefined;
-  /** Who hears the result (a router's request state, or a promise). */
-  owner: unknown = undefined;
-  onSettled: ((attempt: Attempt) => void) | undefined = undefined;
-  ctx: AttemptContext | undefined = undefined;
+  /** What was sent (set when a candidate is taken). */
+  subject: AttemptSubject | undefined = undefined;
+  /** Who hears the result (set when it is sent). */
+  owner: AttemptOwner | undefined = undefined;
   /** The transport's handle on the request in flight. */
   control: AttemptControl | undefined = undefined;
   /** Given up by its request (a hedge race was decided): settles with no verdict, no penalty. */
@@ -111,10 +121,10 @@ function reasonOf(response: AttemptResponse, verdict: Verdict): string {
   return `HTTP ${response.status}, ${what}`;
 }
 
-function verdictOf(attempt: Attempt, response: AttemptResponse): Verdict {
+function verdictOf(subject: AttemptSubject, response: AttemptResponse): Verdict {
   switch (response.kind) {
     case 'answer':
-      return attempt.classify!(response.status, response.body, attempt.subject);
+      return subject.classify(response.status, response.body);
     case 'stream':
       return SUCCESS;
     case 'body_error':
@@ -139,22 +149,34 @@ export function penalizeNode(
   if (!wasActive) events.penalized(node, reason, penaltySeconds(retryAfter));
 }
 
+/**
+ * Lifts `node`'s penalty (a successful answer, or proof that a write it timed out on had
+ * landed), logging the recovery when one was in force. The one place a penalty is cleared.
+ */
+export function clearPenalty(node: UpstreamNode, now: number, events: RouteEvents): void {
+  if (node.penalty.until === 0) return;
+  const wasActive = node.penalty.isActive(now);
+  const since = node.penalty.since;
+  node.penalty.clear();
+  if (wasActive) events.recovered(node, Math.round((now - since) / 100) / 10);
+}
+
 /** Applies a settled attempt's consequences for its node (metric, penalty, latency sample). */
-function record(attempt: Attempt, verdict: Verdict, response: AttemptResponse, now: number): void {
+function record(
+  attempt: Attempt,
+  ctx: AttemptContext,
+  verdict: Verdict,
+  response: AttemptResponse,
+  now: number,
+): void {
   const node = attempt.node;
-  const ctx = attempt.ctx!;
   const roundTrip = now - attempt.sentAt;
   node.metrics.attempt(verdict.outcome, roundTrip / 1000);
   node.attempts++;
   if (verdict.kind !== 'success') node.failures++;
   if (verdict.kind === 'success') {
     node.ema.observe(roundTrip);
-    if (node.penalty.until !== 0) {
-      const wasActive = node.penalty.isActive(now);
-      const since = node.penalty.since;
-      node.penalty.clear();
-      if (wasActive) ctx.events.recovered(node, Math.round((now - since) / 100) / 10);
-    }
+    clearPenalty(node, now, ctx.events);
   } else if (verdict.penalty === 'now') {
     const asked =
       response.kind === 'answer'
@@ -171,7 +193,7 @@ function record(attempt: Attempt, verdict: Verdict, response: AttemptResponse, n
 function streamFinished(attempt: Attempt, end: StreamEnd): void {
   attempt.release();
   if (end !== 'upstream_broke') return;
-  const ctx = attempt.ctx!;
+  const ctx = attempt.subject!.ctx;
   attempt.node.metrics.streamBroken();
   penalizeNode(attempt.node, 'streamed answer broke off', 0, ctx.clock.now(), ctx.events);
 }
@@ -184,7 +206,8 @@ function onResponse(response: AttemptResponse, attempt: Attempt): void {
   // provider saw nothing and bills nothing, so neither do we.
   if (response.kind === 'transport_error' && !response.sent)
     attempt.node.usage.add(-attempt.credits);
-  const now = attempt.ctx!.clock.now();
+  const subject = attempt.subject!;
+  const now = subject.ctx.clock.now();
   attempt.endedAt = now;
   attempt.response = response;
   if (attempt.cancelled) {
@@ -196,38 +219,42 @@ function onResponse(response: AttemptResponse, attempt: Attempt): void {
     // Cut off by the budget: its deadline was shortened to the budget's end, or its own
     // deadline coincided with the end (a timer can fire a little early), so the request is
     // over and the node was not given its full attempt time.
-    (attempt.budgetBound || now >= attempt.deadline - TIMER_EARLY_MS)
+    (attempt.budgetBound || now >= subject.deadline - TIMER_EARLY_MS)
   ) {
     attempt.state = 'abandoned';
   } else {
     try {
-      const verdict = verdictOf(attempt, response);
+      const verdict = verdictOf(subject, response);
       attempt.verdict = verdict;
       attempt.state = 'done';
-      record(attempt, verdict, response, now);
+      record(attempt, subject.ctx, verdict, response, now);
     } catch (err) {
       attempt.state = 'failed';
       attempt.error = err;
     }
   }
-  attempt.onSettled!(attempt);
+  attempt.owner!.settled(attempt);
 }
 
 /**
- * Sends an admitted attempt; `onSettled(attempt)` is called exactly once with it settled.
+ * Sends an admitted attempt (its subject set); `owner.settled(attempt)` is called exactly once
+ * with it settled.
  * `now` is the caller's latest clock reading; with `allowStream`, a large successful answer
  * comes back as a stream the owner must pipe or abort.
  */
 export function sendAttempt(
   attempt: Attempt,
+  owner: AttemptOwner,
   body: Buffer,
   headers: ForwardHeaders,
   allowStream: boolean,
   now: number,
 ): void {
-  const ctx = attempt.ctx!;
+  const subject = attempt.subject!;
+  const ctx = subject.ctx;
+  attempt.owner = owner;
   attempt.sentAt = now;
-  const remaining = attempt.deadline - now;
+  const remaining = subject.deadline - now;
   // The budget, not the node, ends an attempt whose deadline it shortened.
   attempt.budgetBound = remaining < ctx.attemptTimeoutMs;
   const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
@@ -241,10 +268,6 @@ export function sendAttempt(
   );
 }
 
-function resolveOwner(attempt: Attempt): void {
-  (attempt.owner as (attempt: Attempt) => void)(attempt);
-}
-
 /** sendAttempt as a promise of the settled attempt (for retries and batches). */
 export function settleAttempt(
   attempt: Attempt,
@@ -254,8 +277,6 @@ export function settleAttempt(
   now: number,
 ): Promise<Attempt> {
   return new Promise((resolve) => {
-    attempt.owner = resolve;
-    attempt.onSettled = resolveOwner;
-    sendAttempt(attempt, body, headers, allowStream, now);
+    sendAttempt(attempt, { settled: resolve }, body, headers, allowStream, now);
   });
 }
