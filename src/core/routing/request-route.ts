@@ -36,7 +36,6 @@ export abstract class RequestRoute
   extends TriedNodes
   implements Candidate, DrivenRoute, AttemptSubject, AttemptOwner, Hearing<Attempt>
 {
-  readonly size = 1;
   readonly methodId: number;
   readonly deadline: number;
   failOpen = false;
@@ -48,6 +47,7 @@ export abstract class RequestRoute
   /** Unknown errors awaiting a second opinion (created on the first one). */
   disputes: Disputes | undefined = undefined;
   // The answer, once there is one: the route is its own RouteResult (no object per request).
+  // Own fields, not getters, so that a spread copy (`{ ...result, cache }`) keeps them.
   readonly kind = 'answer' as const;
   status = 0;
   contentType: string | undefined = undefined;
@@ -71,6 +71,11 @@ export abstract class RequestRoute
 
   /** Hears how the request ended, exactly once. */
   abstract finish(result: RouteResult): void;
+
+  /** A group of one candidate (a getter: one field less per request). */
+  get size(): number {
+    return 1;
+  }
 
   /** The request is its own (only) candidate, and remembers the nodes it tried itself. */
   get tried(): TriedNodes {
