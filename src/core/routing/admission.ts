@@ -1,7 +1,8 @@
 /**
  * The one admission policy: which node may take what, now — and what to do when a round of
- * the ranked table admitted nothing. Both drivers (a single request, and a batch's elements
- * grouped per node) call it, so the rule that decides where money is spent exists once.
+ * the ranked table admitted nothing. The round driver (round-driver.ts) calls it for every door
+ * (a single request, a batch's elements grouped per node, hedged reads, writes), so the rule
+ * that decides where money is spent exists once.
  *
  * Per node, in this order (docs/routing.md, "How a request is routed"):
  *   retired by a reload / cordoned / tried by every candidate → pass over silently

@@ -57,6 +57,13 @@ export interface AttemptOwner {
 /** Timers may fire up to a millisecond before the deadline they were set for. */
 const TIMER_EARLY_MS = 1;
 
+/** The owner of an attempt not sent yet: nothing can settle it. */
+const UNSENT: AttemptOwner = {
+  settled() {
+    throw new Error('an attempt settled before it was sent');
+  },
+};
+
 /** An admitted attempt, then its result. */
 export class Attempt {
   /** Credits booked for it. */
@@ -76,8 +83,8 @@ export class Attempt {
   endedAt = 0;
   /** What was sent (set when a candidate is taken). */
   subject: AttemptSubject | undefined = undefined;
-  /** Who hears the result (set when it is sent). */
-  owner: AttemptOwner | undefined = undefined;
+  /** Who hears the result (given when it is sent). */
+  owner: AttemptOwner = UNSENT;
   /** The transport's handle on the request in flight. */
   control: AttemptControl | undefined = undefined;
   /** Given up by its request (a hedge race was decided): settles with no verdict, no penalty. */
@@ -233,7 +240,7 @@ function onResponse(response: AttemptResponse, attempt: Attempt): void {
       attempt.error = err;
     }
   }
-  attempt.owner!.settled(attempt);
+  attempt.owner.settled(attempt);
 }
 
 /**
