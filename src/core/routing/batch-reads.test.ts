@@ -100,4 +100,28 @@ describe('batch elements routed like singles', () => {
     expect(first).toEqual({ jsonrpc: '2.0', id: 1, result: '0x1' });
     expect(second!.error).toBeDefined();
   });
+
+  it('a batch waits for a permit like a single request, then sends what the node takes at once', async () => {
+    const fleet = new FakeFleet([{ name: 'a', maxConcurrent: 1, script: answers('0x1', 100) }]);
+    const first = fleet.batch(batch(rpc('eth_blockNumber', 1), rpc('eth_chainId', 2)));
+    const second = fleet.batch(batch(rpc('eth_blockNumber', 3), rpc('eth_chainId', 4)));
+    await fleet.advance(100);
+    expect((await first).attempts).toBe(1);
+    await fleet.advance(100);
+    const result = await second;
+    expect(result.attempts).toBe(1);
+    expect(methodsSent(fleet, 'a')).toEqual([
+      ['eth_blockNumber', 'eth_chainId'],
+      ['eth_blockNumber', 'eth_chainId'],
+    ]);
+    expect(fleet.log.waits).toEqual([1, -1]);
+  });
+
+  it('a batch fails open when every node is penalized', async () => {
+    const fleet = new FakeFleet([{ name: 'a', script: answers('0x1') }]);
+    fleet.node('a').penalty.penalize(fleet.clock.now(), 0);
+    const routed = fleet.batch(batch(rpc('eth_blockNumber', 1)));
+    await fleet.advance(10);
+    expect((await routed).nodes).toEqual(['a']);
+  });
 });
