@@ -72,10 +72,12 @@ export class Attempt {
   taken = 0;
   /** Clock reading when it was sent. */
   sentAt = 0;
-  /** Set when sent: the budget, not the node, would end this attempt. */
-  budgetBound = false;
-  /** `failed`: recording the result threw (a bug); `error` says what, the client still gets an answer. */
-  state: 'admitted' | 'done' | 'abandoned' | 'failed' = 'admitted';
+  /**
+   * `cancelled`: given up by its request while in flight (a hedge race was decided), it settles
+   * `abandoned` with no verdict and no penalty. `failed`: recording the result threw (a bug);
+   * `error` says what, the client still gets an answer.
+   */
+  state: 'admitted' | 'cancelled' | 'done' | 'abandoned' | 'failed' = 'admitted';
   error: unknown = undefined;
   verdict: Verdict | undefined = undefined;
   response: AttemptResponse | undefined = undefined;
@@ -87,8 +89,6 @@ export class Attempt {
   owner: AttemptOwner = UNSENT;
   /** The transport's handle on the request in flight. */
   control: AttemptControl | undefined = undefined;
-  /** Given up by its request (a hedge race was decided): settles with no verdict, no penalty. */
-  cancelled = false;
   #released = false;
 
   constructor(readonly node: UpstreamNode) {}
@@ -107,7 +107,7 @@ export class Attempt {
    */
   cancel(): void {
     if (this.state === 'admitted') {
-      this.cancelled = true;
+      this.state = 'cancelled';
       this.control?.cancel();
     } else if (this.response?.kind === 'stream') {
       this.response.stream.abort(new Error('another attempt answered first'));
@@ -205,6 +205,11 @@ function streamFinished(attempt: Attempt, end: StreamEnd): void {
   penalizeNode(attempt.node, 'streamed answer broke off', 0, ctx.clock.now(), ctx.events);
 }
 
+/** The budget, not the node, ends an attempt whose deadline it shortened when it was sent. */
+function budgetBound(attempt: Attempt, subject: AttemptSubject): boolean {
+  return subject.deadline - attempt.sentAt < subject.ctx.attemptTimeoutMs;
+}
+
 /** The transport's callback: settles the attempt and hands it to its owner. */
 function onResponse(response: AttemptResponse, attempt: Attempt): void {
   if (response.kind === 'stream') response.stream.onFinish((end) => streamFinished(attempt, end));
@@ -217,7 +222,7 @@ function onResponse(response: AttemptResponse, attempt: Attempt): void {
   const now = subject.ctx.clock.now();
   attempt.endedAt = now;
   attempt.response = response;
-  if (attempt.cancelled) {
+  if (attempt.state === 'cancelled') {
     // Given up by the request: the other attempt's answer is the one that counts.
     attempt.state = 'abandoned';
   } else if (
@@ -226,7 +231,7 @@ function onResponse(response: AttemptResponse, attempt: Attempt): void {
     // Cut off by the budget: its deadline was shortened to the budget's end, or its own
     // deadline coincided with the end (a timer can fire a little early), so the request is
     // over and the node was not given its full attempt time.
-    (attempt.budgetBound || now >= subject.deadline - TIMER_EARLY_MS)
+    (budgetBound(attempt, subject) || now >= subject.deadline - TIMER_EARLY_MS)
   ) {
     attempt.state = 'abandoned';
   } else {
@@ -262,8 +267,6 @@ export function sendAttempt(
   attempt.owner = owner;
   attempt.sentAt = now;
   const remaining = subject.deadline - now;
-  // The budget, not the node, ends an attempt whose deadline it shortened.
-  attempt.budgetBound = remaining < ctx.attemptTimeoutMs;
   const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
   attempt.control = attempt.node.transport.send(
     body,
