@@ -1,7 +1,8 @@
 /**
  * The one admission policy: which node may take what, now — and what to do when a round of
- * the ranked table admitted nothing. Both drivers (a single request, and a batch's elements
- * grouped per node) call it, so the rule that decides where money is spent exists once.
+ * the ranked table admitted nothing. The round driver (round-driver.ts) calls it for every door
+ * (a single request, a batch's elements grouped per node, hedged reads, writes), so the rule
+ * that decides where money is spent exists once.
  *
  * Per node, in this order (docs/routing.md, "How a request is routed"):
  *   retired by a reload / cordoned / tried by every candidate → pass over silently
@@ -21,12 +22,13 @@ import { SkipReason, type ProxyMetrics } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { Attempt } from './attempt.js';
 import type { RoutingTable } from './routing-table.js';
+import type { TriedNodes } from './tried-nodes.js';
 
 /** One thing to send: a single request, or one element of a batch. */
 export interface Candidate {
   readonly methodId: number;
   /** Nodes this candidate went to, or that cannot serve it; never offered to it again. */
-  readonly tried: UpstreamNode[];
+  readonly tried: TriedNodes;
 }
 
 /** The candidates a node may take in one attempt (one for a single request). */

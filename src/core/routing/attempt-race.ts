@@ -4,14 +4,10 @@
  */
 import type { Clock, ClockTimer } from '../clock.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
-import { sendAttempt, type Attempt } from './attempt.js';
-
-function onSettled(attempt: Attempt): void {
-  (attempt.owner as AttemptRace).arrived(attempt);
-}
+import { sendAttempt, type Attempt, type AttemptOwner } from './attempt.js';
 
 /** Attempts in flight for one request, read back as they settle. */
-export class AttemptRace {
+export class AttemptRace implements AttemptOwner {
   /** Every attempt sent, in sending order. */
   readonly sent: Attempt[] = [];
   #unread = 0;
@@ -29,9 +25,7 @@ export class AttemptRace {
   send(attempt: Attempt): void {
     this.sent.push(attempt);
     this.#unread++;
-    attempt.owner = this;
-    attempt.onSettled = onSettled;
-    sendAttempt(attempt, this.body, this.headers, this.allowStream, this.clock.now());
+    sendAttempt(attempt, this, this.body, this.headers, this.allowStream, this.clock.now());
   }
 
   /** Attempts sent and not yet read back by `next`. */
@@ -40,7 +34,7 @@ export class AttemptRace {
   }
 
   /** @internal The transport settled `attempt`. */
-  arrived(attempt: Attempt): void {
+  settled(attempt: Attempt): void {
     const wake = this.#wake;
     if (wake === undefined) {
       this.#ready.push(attempt);

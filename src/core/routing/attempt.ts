@@ -36,11 +36,33 @@ export interface AttemptContext {
   readonly attemptTimeoutMs: number;
 }
 
-/** Turns an answer that arrived whole into a verdict, knowing what was sent (`subject`). */
-export type AnswerClassifier = (status: number, body: Buffer, subject: unknown) => Verdict;
+/**
+ * What an attempt carries and on whose behalf: the request (or sub-batch) sent, which reads
+ * its own answers, and the budget it runs in. The single request is its own subject; a batch
+ * makes one per sub-batch.
+ */
+export interface AttemptSubject {
+  readonly ctx: AttemptContext;
+  /** The request's deadline (clock reading). */
+  readonly deadline: number;
+  /** Turns an answer that arrived whole into a verdict, knowing what was sent. */
+  classify(status: number, body: Buffer): Verdict;
+}
+
+/** Hears an attempt settle: a request's state, a race of attempts, or a promise. */
+export interface AttemptOwner {
+  settled(attempt: Attempt): void;
+}
 
 /** Timers may fire up to a millisecond before the deadline they were set for. */
 const TIMER_EARLY_MS = 1;
+
+/** The owner of an attempt not sent yet: nothing can settle it. */
+const UNSENT: AttemptOwner = {
+  settled() {
+    throw new Error('an attempt settled before it was sent');
+  },
+};
 
 /** An admitted attempt, then its result. */
 export class Attempt {
@@ -50,28 +72,23 @@ export class Attempt {
   taken = 0;
   /** Clock reading when it was sent. */
   sentAt = 0;
-  /** The request's deadline. */
-  deadline = 0;
-  /** Set when sent: the budget, not the node, would end this attempt. */
-  budgetBound = false;
-  /** `failed`: recording the result threw (a bug); `error` says what, the client still gets an answer. */
-  state: 'admitted' | 'done' | 'abandoned' | 'failed' = 'admitted';
+  /**
+   * `cancelled`: given up by its request while in flight (a hedge race was decided), it settles
+   * `abandoned` with no verdict and no penalty. `failed`: recording the result threw (a bug);
+   * `error` says what, the client still gets an answer.
+   */
+  state: 'admitted' | 'cancelled' | 'done' | 'abandoned' | 'failed' = 'admitted';
   error: unknown = undefined;
   verdict: Verdict | undefined = undefined;
   response: AttemptResponse | undefined = undefined;
   /** Clock reading when it settled. */
   endedAt = 0;
-  classify: AnswerClassifier | undefined = undefined;
-  /** What was sent, for the classifier (the request, or the sub-batch's elements). */
-  subject: unknown = undefined;
-  /** Who hears the result (a router's request state, or a promise). */
-  owner: unknown = undefined;
-  onSettled: ((attempt: Attempt) => void) | undefined = undefined;
-  ctx: AttemptContext | undefined = undefined;
+  /** What was sent (set when a candidate is taken). */
+  subject: AttemptSubject | undefined = undefined;
+  /** Who hears the result (given when it is sent). */
+  owner: AttemptOwner = UNSENT;
   /** The transport's handle on the request in flight. */
   control: AttemptControl | undefined = undefined;
-  /** Given up by its request (a hedge race was decided): settles with no verdict, no penalty. */
-  cancelled = false;
   #released = false;
 
   constructor(readonly node: UpstreamNode) {}
@@ -90,7 +107,7 @@ export class Attempt {
    */
   cancel(): void {
     if (this.state === 'admitted') {
-      this.cancelled = true;
+      this.state = 'cancelled';
       this.control?.cancel();
     } else if (this.response?.kind === 'stream') {
       this.response.stream.abort(new Error('another attempt answered first'));
@@ -111,10 +128,10 @@ function reasonOf(response: AttemptResponse, verdict: Verdict): string {
   return `HTTP ${response.status}, ${what}`;
 }
 
-function verdictOf(attempt: Attempt, response: AttemptResponse): Verdict {
+function verdictOf(subject: AttemptSubject, response: AttemptResponse): Verdict {
   switch (response.kind) {
     case 'answer':
-      return attempt.classify!(response.status, response.body, attempt.subject);
+      return subject.classify(response.status, response.body);
     case 'stream':
       return SUCCESS;
     case 'body_error':
@@ -139,22 +156,34 @@ export function penalizeNode(
   if (!wasActive) events.penalized(node, reason, penaltySeconds(retryAfter));
 }
 
+/**
+ * Lifts `node`'s penalty (a successful answer, or proof that a write it timed out on had
+ * landed), logging the recovery when one was in force. The one place a penalty is cleared.
+ */
+export function clearPenalty(node: UpstreamNode, now: number, events: RouteEvents): void {
+  if (node.penalty.until === 0) return;
+  const wasActive = node.penalty.isActive(now);
+  const since = node.penalty.since;
+  node.penalty.clear();
+  if (wasActive) events.recovered(node, Math.round((now - since) / 100) / 10);
+}
+
 /** Applies a settled attempt's consequences for its node (metric, penalty, latency sample). */
-function record(attempt: Attempt, verdict: Verdict, response: AttemptResponse, now: number): void {
+function record(
+  attempt: Attempt,
+  ctx: AttemptContext,
+  verdict: Verdict,
+  response: AttemptResponse,
+  now: number,
+): void {
   const node = attempt.node;
-  const ctx = attempt.ctx!;
   const roundTrip = now - attempt.sentAt;
   node.metrics.attempt(verdict.outcome, roundTrip / 1000);
   node.attempts++;
   if (verdict.kind !== 'success') node.failures++;
   if (verdict.kind === 'success') {
     node.ema.observe(roundTrip);
-    if (node.penalty.until !== 0) {
-      const wasActive = node.penalty.isActive(now);
-      const since = node.penalty.since;
-      node.penalty.clear();
-      if (wasActive) ctx.events.recovered(node, Math.round((now - since) / 100) / 10);
-    }
+    clearPenalty(node, now, ctx.events);
   } else if (verdict.penalty === 'now') {
     const asked =
       response.kind === 'answer'
@@ -171,9 +200,14 @@ function record(attempt: Attempt, verdict: Verdict, response: AttemptResponse, n
 function streamFinished(attempt: Attempt, end: StreamEnd): void {
   attempt.release();
   if (end !== 'upstream_broke') return;
-  const ctx = attempt.ctx!;
+  const ctx = attempt.subject!.ctx;
   attempt.node.metrics.streamBroken();
   penalizeNode(attempt.node, 'streamed answer broke off', 0, ctx.clock.now(), ctx.events);
+}
+
+/** The budget, not the node, ends an attempt whose deadline it shortened when it was sent. */
+function budgetBound(attempt: Attempt, subject: AttemptSubject): boolean {
+  return subject.deadline - attempt.sentAt < subject.ctx.attemptTimeoutMs;
 }
 
 /** The transport's callback: settles the attempt and hands it to its owner. */
@@ -184,10 +218,11 @@ function onResponse(response: AttemptResponse, attempt: Attempt): void {
   // provider saw nothing and bills nothing, so neither do we.
   if (response.kind === 'transport_error' && !response.sent)
     attempt.node.usage.add(-attempt.credits);
-  const now = attempt.ctx!.clock.now();
+  const subject = attempt.subject!;
+  const now = subject.ctx.clock.now();
   attempt.endedAt = now;
   attempt.response = response;
-  if (attempt.cancelled) {
+  if (attempt.state === 'cancelled') {
     // Given up by the request: the other attempt's answer is the one that counts.
     attempt.state = 'abandoned';
   } else if (
@@ -196,40 +231,42 @@ function onResponse(response: AttemptResponse, attempt: Attempt): void {
     // Cut off by the budget: its deadline was shortened to the budget's end, or its own
     // deadline coincided with the end (a timer can fire a little early), so the request is
     // over and the node was not given its full attempt time.
-    (attempt.budgetBound || now >= attempt.deadline - TIMER_EARLY_MS)
+    (budgetBound(attempt, subject) || now >= subject.deadline - TIMER_EARLY_MS)
   ) {
     attempt.state = 'abandoned';
   } else {
     try {
-      const verdict = verdictOf(attempt, response);
+      const verdict = verdictOf(subject, response);
       attempt.verdict = verdict;
       attempt.state = 'done';
-      record(attempt, verdict, response, now);
+      record(attempt, subject.ctx, verdict, response, now);
     } catch (err) {
       attempt.state = 'failed';
       attempt.error = err;
     }
   }
-  attempt.onSettled!(attempt);
+  attempt.owner.settled(attempt);
 }
 
 /**
- * Sends an admitted attempt; `onSettled(attempt)` is called exactly once with it settled.
+ * Sends an admitted attempt (its subject set); `owner.settled(attempt)` is called exactly once
+ * with it settled.
  * `now` is the caller's latest clock reading; with `allowStream`, a large successful answer
  * comes back as a stream the owner must pipe or abort.
  */
 export function sendAttempt(
   attempt: Attempt,
+  owner: AttemptOwner,
   body: Buffer,
   headers: ForwardHeaders,
   allowStream: boolean,
   now: number,
 ): void {
-  const ctx = attempt.ctx!;
+  const subject = attempt.subject!;
+  const ctx = subject.ctx;
+  attempt.owner = owner;
   attempt.sentAt = now;
-  const remaining = attempt.deadline - now;
-  // The budget, not the node, ends an attempt whose deadline it shortened.
-  attempt.budgetBound = remaining < ctx.attemptTimeoutMs;
+  const remaining = subject.deadline - now;
   const timeout = Math.min(ctx.attemptTimeoutMs, Math.max(remaining, 1));
   attempt.control = attempt.node.transport.send(
     body,
@@ -241,10 +278,6 @@ export function sendAttempt(
   );
 }
 
-function resolveOwner(attempt: Attempt): void {
-  (attempt.owner as (attempt: Attempt) => void)(attempt);
-}
-
 /** sendAttempt as a promise of the settled attempt (for retries and batches). */
 export function settleAttempt(
   attempt: Attempt,
@@ -254,8 +287,6 @@ export function settleAttempt(
   now: number,
 ): Promise<Attempt> {
   return new Promise((resolve) => {
-    attempt.owner = resolve;
-    attempt.onSettled = resolveOwner;
-    sendAttempt(attempt, body, headers, allowStream, now);
+    sendAttempt(attempt, { settled: resolve }, body, headers, allowStream, now);
   });
 }

@@ -28,15 +28,6 @@ export interface WriteElementResult {
   readonly credits: number;
 }
 
-/** True when `element` is a write under the policies in force. */
-export function isWriteElement(element: BatchElement, ctx: RouteContext): boolean {
-  return (
-    element.method !== undefined &&
-    ctx.policies !== undefined &&
-    ctx.policies().of(element.methodId).write
-  );
-}
-
 function elementRequest(element: BatchElement): RpcRequest {
   const raw = element.raw;
   const body =
@@ -68,7 +59,10 @@ function answerText(result: RouteResult, idJson: string): string {
   return errorJson(RPC_ERROR.serverError, message, idJson);
 }
 
-/** Routes one write element as a single request; resolves with its place in the batch. */
+/**
+ * Routes one element alone, as a single request (a write, or a hedged read: batch-route.ts);
+ * resolves with its place in the batch. Its answer arrives whole, never streamed.
+ */
 export function routeWriteElement(
   element: BatchElement,
   headers: ForwardHeaders,
@@ -94,6 +88,7 @@ export function routeWriteElement(
         }
       },
       undefined,
+      false,
     );
   });
 }

@@ -187,8 +187,8 @@ export function classifyAnswer(
 }
 
 /** The classifier of a single request's answer (`request` is the RpcRequest that was sent). */
-export function classifySingle(status: number, body: Buffer, request: unknown): Verdict {
-  return classifyAnswer(status, body, false, request as RpcRequest);
+export function classifySingle(status: number, body: Buffer, request: RpcRequest): Verdict {
+  return classifyAnswer(status, body, false, request);
 }
 
 /**
@@ -197,8 +197,8 @@ export function classifySingle(status: number, body: Buffer, request: unknown): 
  * (429/503, throttling) may go to another node (WRITE_REFUSED, WRITE_THROTTLED) instead of being
  * relayed.
  */
-export function classifyWrite(status: number, body: Buffer, request: unknown): Verdict {
-  const verdict = classifyAnswer(status, body, false, request as RpcRequest);
+export function classifyWrite(status: number, body: Buffer, request: RpcRequest): Verdict {
+  const verdict = classifyAnswer(status, body, false, request);
   if (status === 429 || status === 503) return verdict === SUCCESS ? verdict : WRITE_REFUSED;
   if (verdict !== REQUEST_RPC_ERROR && verdict !== NODE_RPC_ERROR) return verdict;
   const fields = errorFieldsOf(parseAnswer(body));

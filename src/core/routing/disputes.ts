@@ -6,6 +6,7 @@
  */
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { penalizeNode, type RouteEvents } from './attempt.js';
+import type { Verdict } from './classify.js';
 
 const REASON = 'JSON-RPC error that another node did not repeat';
 
@@ -37,4 +38,45 @@ export class Disputes {
     }
     this.#open = undefined;
   }
+}
+
+/**
+ * What one request (or one batch element) has heard from nodes that did not answer it: the
+ * unknown errors in dispute, and the upstream error to relay if no node does better (docs/
+ * routing.md §3, "never a synthetic error where an upstream answered"). `H` is how the error
+ * is kept: the attempt for a single request, the element's answer text in a batch.
+ */
+export interface Hearing<H> {
+  held: H | undefined;
+  disputes: Disputes | undefined;
+}
+
+/** A node answered the request successfully: the nodes that disputed it were at fault. */
+export function heardAnswer(hearing: Hearing<unknown>, now: number, events: RouteEvents): void {
+  hearing.disputes?.answered(now, events);
+}
+
+/**
+ * `node` answered with a relayable upstream error (`verdict`, agreement `key`, kept as `held`).
+ * True when a second node gave the same unknown error: it is the request's answer. Otherwise
+ * it is held, to relay if routing ends without a better one.
+ */
+export function heardError<H>(
+  hearing: Hearing<H>,
+  node: UpstreamNode,
+  verdict: Verdict,
+  key: string | undefined,
+  held: H,
+  now: number,
+  events: RouteEvents,
+): boolean {
+  if (
+    verdict.penalty === 'disputed' &&
+    key !== undefined &&
+    (hearing.disputes ??= new Disputes()).agree(node, key, now, events)
+  ) {
+    return true;
+  }
+  hearing.held = held;
+  return false;
 }

@@ -24,7 +24,7 @@ export interface RoutePolicy {
   readonly signed: boolean;
   /** Writes: nodes sent to at once. */
   readonly broadcast: number;
-  /** Needs the write or hedging driver (not the plain retry loop). */
+  /** Takes the write or hedge strategy from the start (not the plain first attempt). */
   readonly special: boolean;
 }
 

@@ -1,31 +1,41 @@
 /**
- * A single request's routing state and its retry loop (docs/routing.md): the request walks the
- * ranked table in rounds, admitting nodes through the one admission policy; a final answer ends
- * it, a retryable one moves on, an unknown error waits for a second opinion (disputes.ts), and
- * when routing gives up an upstream's error beats a synthetic one. Every driver — the plain one
- * (route.ts), hedged reads and writes (policy-route.ts) — settles attempts through it.
+ * A single request's routing state (docs/routing.md): the request walks the ranked table in
+ * rounds (round-driver.ts), admitting nodes through the one admission policy; a final answer
+ * ends it, a retryable one moves on, an unknown error waits for a second opinion and a
+ * relayable one is held (disputes.ts), and when routing gives up an upstream's error beats a
+ * synthetic one. The plain first attempt (route.ts), one-at-a-time retries, hedged reads
+ * (policy-route.ts) and writes (write-route.ts) all settle attempts through it.
+ *
+ * The common request allocates this object, one admission round and one attempt: the request
+ * is its own admission candidate and group, its attempts' subject and first owner, the set of
+ * nodes it tried (TriedNodes' slot) and, when answered, its own RouteResult.
  */
 import type { ForwardHeaders } from '../node/attempt-response.js';
-import type { UpstreamNode } from '../node/upstream-node.js';
+import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
-import {
-  AdmissionRound,
-  admit,
-  endOfRound,
-  waitOutRound,
-  type Candidate,
-  type CandidateGroup,
-} from './admission.js';
-import { settleAttempt, type Attempt } from './attempt.js';
-import { classifySingle, classifyWrite, errorKeyOf } from './classify.js';
-import { Disputes } from './disputes.js';
+import { AdmissionRound, admit, type Candidate } from './admission.js';
+import { settleAttempt, type Attempt, type AttemptOwner, type AttemptSubject } from './attempt.js';
+import { classifySingle, classifyWrite, errorKeyOf, type Verdict } from './classify.js';
+import { heardAnswer, heardError, type Disputes, type Hearing } from './disputes.js';
 import type { RoutePolicy } from './policy-table.js';
-import type { RouteCallback, RouteContext, RouteResult } from './route-context.js';
+import {
+  IDLE,
+  NEXT,
+  drive,
+  type DrivenRoute,
+  type Played,
+  type RoundStrategy,
+} from './round-driver.js';
+import type { RouteContext, RouteResult } from './route-context.js';
+import { TriedNodes } from './tried-nodes.js';
 
-/** Request-lifetime routing state: the request is its own (only) admission candidate. */
-export class RequestRoute<T> implements Candidate, CandidateGroup {
-  readonly tried: UpstreamNode[] = [];
-  readonly size = 1;
+const NO_BODY = Buffer.alloc(0);
+
+/** Request-lifetime routing state; `finish` tells whoever asked how it ended. */
+export abstract class RequestRoute
+  extends TriedNodes
+  implements Candidate, DrivenRoute, AttemptSubject, AttemptOwner, Hearing<Attempt>
+{
   readonly methodId: number;
   readonly deadline: number;
   failOpen = false;
@@ -36,19 +46,40 @@ export class RequestRoute<T> implements Candidate, CandidateGroup {
   held: Attempt | undefined = undefined;
   /** Unknown errors awaiting a second opinion (created on the first one). */
   disputes: Disputes | undefined = undefined;
+  // The answer, once there is one: the route is its own RouteResult (no object per request).
+  // Own fields, not getters, so that a spread copy (`{ ...result, cache }`) keeps them.
+  readonly kind = 'answer' as const;
+  status = 0;
+  contentType: string | undefined = undefined;
+  body: Buffer | UpstreamStream = NO_BODY;
+  node = '';
 
   constructor(
     readonly request: RpcRequest,
     readonly headers: ForwardHeaders,
     readonly ctx: RouteContext,
     now: number,
-    readonly onRouted: RouteCallback<T>,
-    readonly token: T,
     readonly policy: RoutePolicy,
+    /** A large answer may come back as a stream (not inside a batch). */
+    readonly allowStream: boolean,
   ) {
+    super();
     this.methodId = request.methodId;
     this.deadline = now + ctx.budgetMs;
     this.round = new AdmissionRound(ctx.table(), now, false, policy.byLatency);
+  }
+
+  /** Hears how the request ended, exactly once. */
+  abstract finish(result: RouteResult): void;
+
+  /** A group of one candidate (a getter: one field less per request). */
+  get size(): number {
+    return 1;
+  }
+
+  /** The request is its own (only) candidate, and remembers the nodes it tried itself. */
+  get tried(): TriedNodes {
+    return this;
   }
 
   candidate(): Candidate {
@@ -59,10 +90,13 @@ export class RequestRoute<T> implements Candidate, CandidateGroup {
     this.attempts++;
     this.ctx.metrics.strategyAttempt(this.policy.strategyIndex);
     this.credits += attempt.credits;
-    attempt.ctx = this.ctx;
-    attempt.deadline = this.deadline;
-    attempt.classify = this.policy.write ? classifyWrite : classifySingle;
-    attempt.subject = this.request;
+    attempt.subject = this;
+  }
+
+  classify(status: number, body: Buffer): Verdict {
+    return this.policy.write
+      ? classifyWrite(status, body, this.request)
+      : classifySingle(status, body, this.request);
   }
 
   /** Admits the next node of the round's walk, or undefined when the round is over. */
@@ -79,37 +113,43 @@ export class RequestRoute<T> implements Candidate, CandidateGroup {
     this.round = new AdmissionRound(this.ctx.table(), now, this.failOpen, this.policy.byLatency);
   }
 
+  /** The first attempt settled (plain callbacks): the request ends, or the driver goes on. */
+  settled(attempt: Attempt): void {
+    let result: RouteResult | undefined;
+    try {
+      result = this.settle(attempt);
+    } catch (err) {
+      result = this.failed(err);
+    }
+    if (result === undefined) continueRouting(this, ONE_AT_A_TIME);
+    else this.finish(result);
+  }
+
   /** What a settled attempt means for the request: its result, or undefined to go on. */
   settle(attempt: Attempt): RouteResult | undefined {
     if (attempt.state === 'failed') return this.failed(attempt.error);
     if (attempt.state === 'abandoned') return this.giveUp('timeout');
-    const { verdict, response, endedAt, node } = attempt;
-    if (verdict!.kind === 'success') this.disputes?.answered(endedAt, this.ctx.events);
-    if (verdict!.kind !== 'retry') return this.answer(attempt);
-    if (!verdict!.relayable || response!.kind !== 'answer') return undefined;
-    const key = verdict!.penalty === 'disputed' ? errorKeyOf(response!.body) : undefined;
-    if (
-      key !== undefined &&
-      (this.disputes ??= new Disputes()).agree(node, key, endedAt, this.ctx.events)
-    ) {
-      return this.answer(attempt);
-    }
-    this.held = attempt;
-    return undefined;
+    const verdict = attempt.verdict!;
+    const response = attempt.response!;
+    if (verdict.kind === 'success') heardAnswer(this, attempt.endedAt, this.ctx.events);
+    if (verdict.kind !== 'retry') return this.answer(attempt);
+    if (!verdict.relayable || response.kind !== 'answer') return undefined;
+    const key = verdict.penalty === 'disputed' ? errorKeyOf(response.body) : undefined;
+    const { node, endedAt } = attempt;
+    return heardError(this, node, verdict, key, attempt, endedAt, this.ctx.events)
+      ? this.answer(attempt)
+      : undefined;
   }
 
+  /** The request is answered by `attempt`'s response. */
   answer(attempt: Attempt): RouteResult {
     const response = attempt.response!;
     if (response.kind !== 'answer' && response.kind !== 'stream') return this.giveUp('exhausted');
-    return {
-      kind: 'answer',
-      status: response.status,
-      contentType: response.contentType,
-      body: response.kind === 'stream' ? response.stream : response.body,
-      node: attempt.node.name,
-      attempts: this.attempts,
-      credits: this.credits,
-    };
+    this.status = response.status;
+    this.contentType = response.contentType;
+    this.body = response.kind === 'stream' ? response.stream : response.body;
+    this.node = attempt.node.name;
+    return this;
   }
 
   /** Routing is over without a final answer: an upstream's error if one came, else ours. */
@@ -122,42 +162,31 @@ export class RequestRoute<T> implements Candidate, CandidateGroup {
     return { kind: 'failed', error, attempts: this.attempts, credits: this.credits };
   }
 
-  finish(result: RouteResult): void {
-    this.onRouted(result, this.token);
+  /** Sends `attempt` and reads it back: the request's result, or NEXT. */
+  async sendOne(attempt: Attempt): Promise<Played<RouteResult>> {
+    const now = this.ctx.clock.now();
+    await settleAttempt(attempt, this.request.body, this.headers, this.allowStream, now);
+    return this.settle(attempt) ?? NEXT;
   }
 }
 
-/** Goes on with the retry loop, then tells the caller how the request ended. */
-export function continueRouting(state: RequestRoute<unknown>): void {
-  retry(state).then(
-    (result) => state.finish(result),
-    (err: unknown) => state.finish(state.failed(err)),
+/** The `cost` and `latency` strategies: one attempt at a time, along the round's order. */
+export const ONE_AT_A_TIME: RoundStrategy<RequestRoute, RouteResult> = {
+  play(route, now) {
+    const attempt = route.walk(now);
+    return attempt === undefined ? Promise.resolve(IDLE) : route.sendOne(attempt);
+  },
+  playWaited: (route, attempt) => route.sendOne(attempt),
+  giveUp: (route, kind) => route.giveUp(kind),
+};
+
+/** Drives the request on with `strategy`, then tells the caller how it ended. */
+export function continueRouting(
+  route: RequestRoute,
+  strategy: RoundStrategy<RequestRoute, RouteResult>,
+): void {
+  drive(route, strategy).then(
+    (result) => route.finish(result),
+    (err: unknown) => route.finish(route.failed(err)),
   );
-}
-
-/** After the first attempt (or a first round that admitted nothing): the retry loop. */
-export async function retry(state: RequestRoute<unknown>): Promise<RouteResult> {
-  const { ctx, request } = state;
-  for (;;) {
-    const now = ctx.clock.now();
-    if (now >= state.deadline) return state.giveUp('timeout');
-    let attempt = state.walk(now);
-    let waited = false;
-    if (attempt === undefined) {
-      const end = endOfRound(state.round, ctx.table(), state.deadline - now);
-      if (end.kind === 'exhausted' || end.kind === 'timeout') return state.giveUp(end.kind);
-      if (end.kind === 'fail_open') state.failOpen = true;
-      attempt = await waitOutRound(end, state, state.round, state.deadline, ctx);
-      if (attempt === undefined) {
-        state.newRound(ctx.clock.now());
-        continue;
-      }
-      waited = true;
-    }
-    await settleAttempt(attempt, request.body, state.headers, true, ctx.clock.now());
-    const result = state.settle(attempt);
-    if (result !== undefined) return result;
-    // An attempt that came from waiting for a permit ends its round: a fresh one follows.
-    if (waited) state.newRound(ctx.clock.now());
-  }
 }

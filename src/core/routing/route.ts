@@ -1,32 +1,41 @@
 /**
  * The single-request entry (docs/routing.md). The request's method picks its policy; the common
  * case — a method with no hedging that is not a write, answered by its first attempt — runs as
- * plain callbacks (the first attempt) and an async loop only for what follows it
- * (request-route.ts). Hedged reads and writes take their own driver (policy-route.ts).
+ * plain callbacks (the first attempt) and goes to the round driver (round-driver.ts) only for
+ * what follows it. Hedged reads and writes are driven from the start (policy-route.ts).
  */
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
 import { sendAttempt, type Attempt } from './attempt.js';
-import { COST_POLICY } from './policy-table.js';
+import { COST_POLICY, type RoutePolicy } from './policy-table.js';
 import { routeWithPolicy } from './policy-route.js';
-import { RequestRoute, continueRouting } from './request-route.js';
+import { ONE_AT_A_TIME, RequestRoute, continueRouting } from './request-route.js';
 import type { RouteCallback, RouteContext, RouteResult } from './route-context.js';
 
-function onFirstSettled(attempt: Attempt): void {
-  const state = attempt.owner as RequestRoute<unknown>;
-  let result: RouteResult | undefined;
-  try {
-    result = state.settle(attempt);
-  } catch (err) {
-    result = state.failed(err);
+/** A request routed for a caller, who hears the result with its token. */
+class RoutedRequest<T> extends RequestRoute {
+  constructor(
+    request: RpcRequest,
+    headers: ForwardHeaders,
+    ctx: RouteContext,
+    now: number,
+    policy: RoutePolicy,
+    allowStream: boolean,
+    readonly onRouted: RouteCallback<T>,
+    readonly token: T,
+  ) {
+    super(request, headers, ctx, now, policy, allowStream);
   }
-  if (result === undefined) continueRouting(state);
-  else state.finish(result);
+
+  finish(result: RouteResult): void {
+    this.onRouted(result, this.token);
+  }
 }
 
 /**
  * Routes one parsed request; `onRouted(result, token)` hears how it ended, exactly once.
  * Exceptions from routing end as a `failed` result, never reaching the caller's caller.
+ * Without `allowStream` (a batch element) a large answer arrives whole, never as a stream.
  */
 export function route<T>(
   request: RpcRequest,
@@ -34,12 +43,13 @@ export function route<T>(
   ctx: RouteContext,
   onRouted: RouteCallback<T>,
   token: T,
+  allowStream = true,
 ): void {
   const now = ctx.clock.now();
   const policy = ctx.policies === undefined ? COST_POLICY : ctx.policies().of(request.methodId);
-  const state = new RequestRoute(request, headers, ctx, now, onRouted, token, policy);
+  const state = new RoutedRequest(request, headers, ctx, now, policy, allowStream, onRouted, token);
   if (policy.special) {
-    routeWithPolicy(state as RequestRoute<unknown>);
+    routeWithPolicy(state);
     return;
   }
   let attempt: Attempt | undefined;
@@ -50,10 +60,8 @@ export function route<T>(
     return;
   }
   if (attempt === undefined) {
-    continueRouting(state as RequestRoute<unknown>);
+    continueRouting(state, ONE_AT_A_TIME);
     return;
   }
-  attempt.owner = state;
-  attempt.onSettled = onFirstSettled;
-  sendAttempt(attempt, request.body, headers, true, now);
+  sendAttempt(attempt, state, request.body, headers, allowStream, now);
 }

@@ -1,0 +1,244 @@
+/**
+ * A batch's read elements (docs/routing.md §4, "Batches"), driven as one route by the round
+ * driver. Each element walks its own policy's order — `cost` elements the ranked table,
+ * `latency` elements fastest first — exactly as it would alone. A round visits each node once:
+ * the elements whose next node (in their own order) it is are offered to it together, and
+ * those it takes travel to it as one sub-batch (one permit); the round's sub-batches go out in
+ * parallel. Elements a node failed, or answered with an error another node may not give, stay
+ * open for the next round on another node — each node is tried at most once per element.
+ * Waiting, fail-open, the error table, agreement and the budget work as for a single request:
+ * they are the driver's and disputes.ts's, not this file's.
+ */
+import type { ForwardHeaders } from '../node/attempt-response.js';
+import type { UpstreamNode } from '../node/upstream-node.js';
+import { AdmissionRound, admit, type Candidate } from './admission.js';
+import { settleAttempt, type Attempt, type AttemptSubject } from './attempt.js';
+import {
+  REFUSED_BATCH,
+  readSubBatchAnswer,
+  subBatchBody,
+  type ElementProgress,
+} from './batch-answer.js';
+import { errorFieldsOf, parseAnswer, type Verdict } from './classify.js';
+import { heardAnswer, heardError, type Disputes, type Hearing } from './disputes.js';
+import { IDLE, NEXT, type DrivenRoute, type Played, type RoundStrategy } from './round-driver.js';
+import type { RouteContext } from './route-context.js';
+import type { TriedNodes } from './tried-nodes.js';
+
+/** One element's routing state. */
+export interface Pending extends ElementProgress, Candidate, Hearing<string> {
+  readonly tried: TriedNodes;
+  /** Its policy walks fastest-first (`latency`) rather than the ranked table. */
+  latency: boolean;
+  /** Taken by an attempt of the current round. */
+  claimed: boolean;
+  /** The last upstream error answer (client id in place), relayed if no node does better. */
+  held: string | undefined;
+  /** Unknown errors nodes gave it, awaiting a second opinion (made on the first). */
+  disputes: Disputes | undefined;
+}
+
+/** What the whole batch adds up, shared by its reads and its lone elements. */
+export interface BatchTotals {
+  readonly headers: ForwardHeaders;
+  readonly deadline: number;
+  readonly ctx: RouteContext;
+  attempts: number;
+  credits: number;
+  forwarded: boolean;
+  /** Nodes that answered elements, in first-answer order. */
+  readonly nodes: string[];
+}
+
+/** How routing the reads ended. */
+export interface ReadsEnd {
+  readonly timedOut: boolean;
+}
+const ENDED: ReadsEnd = Object.freeze({ timedOut: false });
+const TIMED_OUT: ReadsEnd = Object.freeze({ timedOut: true });
+
+/** The walk orders elements follow: index 0 is `cost` (ranked), 1 is `latency` (byLatency). */
+type Orders = readonly [readonly UpstreamNode[], readonly UpstreamNode[]];
+
+/** A batch's read elements; the open ones are the admission candidates. */
+export class BatchReads implements DrivenRoute {
+  failOpen = false;
+  round: AdmissionRound;
+  /** The elements still open this round, and those the attempt being admitted took. */
+  open: Pending[] = [];
+  taking: Pending[] = [];
+  #orders: Orders;
+  /** While a round walks: each order's next node not yet visited (undefined: none left). */
+  readonly #heads: [UpstreamNode | undefined, UpstreamNode | undefined] = [undefined, undefined];
+  /** The node being visited by the round's walk; undefined outside it (a permit wait). */
+  #visiting: UpstreamNode | undefined = undefined;
+
+  constructor(
+    readonly pending: readonly Pending[],
+    readonly totals: BatchTotals,
+  ) {
+    const table = totals.ctx.table();
+    this.round = new AdmissionRound(table, totals.ctx.clock.now(), false);
+    this.#orders = [table.ranked, table.byLatency];
+  }
+
+  get ctx(): RouteContext {
+    return this.totals.ctx;
+  }
+
+  get deadline(): number {
+    return this.totals.deadline;
+  }
+
+  get size(): number {
+    return this.open.length;
+  }
+
+  /** An open element not yet taken this round — during the walk, only where it is due next. */
+  candidate(index: number): Candidate | undefined {
+    const progress = this.open[index]!;
+    if (progress.claimed) return undefined;
+    const visiting = this.#visiting;
+    if (visiting !== undefined && this.#heads[orderOf(progress)] !== visiting) return undefined;
+    return progress;
+  }
+
+  take(index: number): void {
+    const progress = this.open[index]!;
+    progress.claimed = true;
+    this.taking.push(progress);
+  }
+
+  newRound(now: number): void {
+    this.open = this.pending.filter((p) => !p.done);
+    for (const progress of this.open) progress.claimed = false;
+    const table = this.ctx.table();
+    this.round = new AdmissionRound(table, now, this.failOpen);
+    this.#orders = [table.ranked, table.byLatency];
+  }
+
+  /**
+   * The round's walk: the next node to visit — the next node of the first order that still has
+   * elements to place — or undefined when the walk is over. Visiting it passes it in both
+   * orders, so each node is visited once per round.
+   */
+  nextVisit(visited: ReadonlySet<UpstreamNode>): UpstreamNode | undefined {
+    for (let order = 0; order < 2; order++) {
+      this.#heads[order] = this.#orders[order]!.find((node) => !visited.has(node));
+    }
+    for (let order = 0; order < 2; order++) {
+      const head = this.#heads[order];
+      if (head === undefined) continue;
+      if (this.open.some((p) => !p.claimed && orderOf(p) === order)) return head;
+    }
+    return undefined;
+  }
+
+  /** Admits `node` for the open elements due there (collected in `taking`). */
+  admit(node: UpstreamNode, now: number): Attempt | undefined {
+    this.taking = [];
+    this.#visiting = node;
+    try {
+      return admit(node, this, this.round, now);
+    } finally {
+      this.#visiting = undefined;
+    }
+  }
+}
+
+function orderOf(progress: Pending): 0 | 1 {
+  return progress.latency ? 1 : 0;
+}
+
+/** What a sub-batch attempt carries: its elements, which read the node's answer. */
+class SubBatch implements AttemptSubject {
+  constructor(
+    readonly elements: readonly Pending[],
+    readonly ctx: RouteContext,
+    readonly deadline: number,
+  ) {}
+
+  classify(status: number, body: Buffer): Verdict {
+    return readSubBatchAnswer(status, body, this.elements);
+  }
+}
+
+function isErrorAnswer(text: string): boolean {
+  return typeof errorFieldsOf(parseAnswer(Buffer.from(text))) !== 'string';
+}
+
+/** What a settled sub-batch means for each of its elements. */
+function afterAttempt(attempt: Attempt, elements: readonly Pending[], totals: BatchTotals): void {
+  if (attempt.state === 'failed') throw attempt.error;
+  if (attempt.state !== 'done') return;
+  const node = attempt.node;
+  const now = attempt.endedAt;
+  if (attempt.verdict === REFUSED_BATCH) {
+    node.refusesBatches = true;
+    // Not tried in any useful sense: the elements may go to this node again, one at a time.
+    for (const progress of elements) progress.tried.remove(node);
+    return;
+  }
+  const events = totals.ctx.events;
+  for (const progress of elements) {
+    if (progress.done) {
+      const answer = progress.answer;
+      // Parsed only when another node's error waits for this opinion.
+      if (progress.disputes !== undefined && answer !== undefined && !isErrorAnswer(answer)) {
+        heardAnswer(progress, now, events);
+      }
+      continue;
+    }
+    const error = progress.error;
+    if (error === undefined) continue;
+    if (heardError(progress, node, error.verdict, error.key, error.text, now, events)) {
+      progress.answer = error.text;
+      progress.done = true;
+    }
+  }
+  if (elements.some((p) => p.done && p.answer !== undefined)) {
+    totals.forwarded = true;
+    if (!totals.nodes.includes(node.name)) totals.nodes.push(node.name);
+  }
+}
+
+async function dispatch(attempt: Attempt, elements: Pending[], totals: BatchTotals): Promise<void> {
+  const ctx = totals.ctx;
+  totals.attempts++;
+  totals.credits += attempt.credits;
+  attempt.subject = new SubBatch(elements, ctx, totals.deadline);
+  await settleAttempt(attempt, subBatchBody(elements), totals.headers, false, ctx.clock.now());
+  afterAttempt(attempt, elements, totals);
+}
+
+/** Walks the round once, sending each node what it takes; resolves when all answered. */
+async function runRound(reads: BatchReads, now: number): Promise<Played<ReadsEnd>> {
+  const sent: Array<Promise<void>> = [];
+  const visited = new Set<UpstreamNode>();
+  for (let node = reads.nextVisit(visited); node !== undefined; node = reads.nextVisit(visited)) {
+    visited.add(node);
+    const attempt = reads.admit(node, now);
+    if (attempt !== undefined) sent.push(dispatch(attempt, reads.taking, reads.totals));
+  }
+  if (sent.length === 0) {
+    reads.taking = []; // what a permit wait admits collects here
+    return IDLE;
+  }
+  await Promise.all(sent);
+  return NEXT;
+}
+
+/** The batch strategy: every round sends each node one sub-batch of what it takes. */
+export const SUB_BATCHES: RoundStrategy<BatchReads, ReadsEnd> = {
+  play(reads, now) {
+    reads.newRound(now);
+    return reads.open.length === 0 ? Promise.resolve(ENDED) : runRound(reads, now);
+  },
+  async playWaited(reads, attempt) {
+    await dispatch(attempt, reads.taking, reads.totals);
+    return NEXT;
+  },
+  giveUp(reads, kind) {
+    return kind === 'timeout' && reads.pending.some((p) => !p.done) ? TIMED_OUT : ENDED;
+  },
+};
