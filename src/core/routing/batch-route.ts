@@ -28,6 +28,7 @@ import {
 import { errorFieldsOf, parseAnswer, type Verdict } from './classify.js';
 import { isWriteElement, routeWriteElement } from './batch-writes.js';
 import { Disputes } from './disputes.js';
+import { unansweredJson } from './route-answer.js';
 import type { RouteContext } from './route-context.js';
 
 /** What a batch request produced. */
@@ -179,7 +180,6 @@ async function runRound(round: AdmissionRound, state: BatchRoute): Promise<boole
 }
 
 function assemble(state: BatchRoute, timedOut: boolean): BatchResult {
-  const message = timedOut ? ERROR_MESSAGE.globalTimeout : ERROR_MESSAGE.allFailed;
   const parts: string[] = [];
   const answers: (string | undefined)[] = [];
   const texts: (string | undefined)[] = [];
@@ -194,7 +194,7 @@ function assemble(state: BatchRoute, timedOut: boolean): BatchResult {
       continue;
     }
     if (upstream !== undefined && progress.held === upstream) state.forwarded = true;
-    const text = upstream ?? errorJson(RPC_ERROR.serverError, message, idJson);
+    const text = upstream ?? unansweredJson(timedOut, idJson);
     texts.push(text);
     parts.push(text);
   }
