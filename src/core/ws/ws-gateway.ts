@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { ResponseCache } from '../cache/response-cache.js';
 import type { ServerConfig } from '../config/types.js';
 import { CorsPolicy } from '../http/cors.js';
 import { FORWARDED_HEADERS } from '../http/proxy-handler.js';
@@ -34,6 +35,8 @@ export interface WsGatewayOptions {
   /** The proxy's main listener (upgrades are taken on it too). */
   readonly listener: Server;
   readonly route: RouteContext;
+  /** The proxy's response cache: socket requests are cached and coalesced as HTTP ones are. */
+  readonly cache: ResponseCache | undefined;
   readonly registry: MethodRegistry;
   readonly logger: Logger;
   readonly server: ServerConfig;
@@ -113,6 +116,7 @@ export class WsGateway {
     this.#cors = CorsPolicy.from(options.server.corsOrigins);
     this.#ctx = {
       route,
+      cache: options.cache,
       registry,
       logger,
       hub: this.hub,
