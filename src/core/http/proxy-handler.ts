@@ -26,7 +26,7 @@ import { proxyBatch } from './proxy-batch.js';
 import { BodyReader, readBody } from './read-body.js';
 import { sendRpcError } from './respond.js';
 
-export { FORWARDED_HEADERS, type ProxyHandlerContext } from './exchange-record.js';
+export { forwardHeaders, type ProxyHandlerContext } from './exchange-record.js';
 
 function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteResult): number {
   const { req, res, ctx } = exchange;

@@ -12,9 +12,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { ResponseCache } from '../cache/response-cache.js';
 import type { ServerConfig } from '../config/types.js';
 import { CorsPolicy } from '../http/cors.js';
-import { FORWARDED_HEADERS } from '../http/proxy-handler.js';
+import { forwardHeaders } from '../http/proxy-handler.js';
 import { listen } from '../http/listen.js';
-import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { RouteContext } from '../routing/route-context.js';
 import { ClientSession } from './client-session.js';
@@ -76,15 +75,6 @@ function refuse(socket: Duplex, status: number, reason: string, message: string)
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
-}
-
-function forwardHeaders(req: IncomingMessage): ForwardHeaders {
-  let headers: Record<string, string> | undefined;
-  for (const name of FORWARDED_HEADERS) {
-    const value = req.headers[name];
-    if (typeof value === 'string') (headers ??= {})[name] = value;
-  }
-  return headers;
 }
 
 /** The running WebSocket side. */
