@@ -54,29 +54,39 @@ export function collectStream(stream: UpstreamStream, max = MAX_ANSWER_BYTES): P
   });
 }
 
+/** An answer's bytes as one message (a stream collected), or the failure they stand for. */
+async function messageOf(
+  status: number,
+  body: Buffer | UpstreamStream,
+): Promise<Buffer | RouteFailure> {
+  let bytes: Buffer;
+  if (body instanceof UpstreamStream) {
+    try {
+      bytes = await collectStream(body);
+    } catch {
+      return ALL_FAILED;
+    }
+  } else {
+    bytes = body;
+  }
+  return unfitForMessage(status, bytes, false) ?? bytes;
+}
+
+function failed(failure: RouteFailure, idJson: string, credits: number): RoutedAnswer {
+  const body = Buffer.from(failureJson(failure, idJson));
+  return { body, outcome: failure.outcome, node: undefined, credits };
+}
+
 /** Turns how routing ended into the message for the socket. */
 export async function answerOf(result: RouteResult, idJson: string): Promise<RoutedAnswer> {
-  let failure: RouteFailure | undefined = failureOf(result);
-  if (failure === undefined && result.kind === 'answer') {
-    let body: Buffer | undefined;
-    if (result.body instanceof UpstreamStream) {
-      try {
-        body = await collectStream(result.body);
-      } catch {
-        failure = ALL_FAILED;
-      }
-    } else {
-      body = result.body;
-    }
-    if (body !== undefined) failure = unfitForMessage(result.status, body, false);
-    if (body !== undefined && failure === undefined) {
-      const { node, credits } = result;
-      return { body, outcome: RequestOutcome.forwarded, node, credits };
-    }
+  const failure = failureOf(result);
+  if (failure !== undefined || result.kind !== 'answer') {
+    return failed(failure ?? ALL_FAILED, idJson, result.credits);
   }
-  failure ??= ALL_FAILED;
-  const body = Buffer.from(failureJson(failure, idJson));
-  return { body, outcome: failure.outcome, node: undefined, credits: result.credits };
+  const message = await messageOf(result.status, result.body);
+  if (!Buffer.isBuffer(message)) return failed(message, idJson, result.credits);
+  const { node, credits } = result;
+  return { body: message, outcome: RequestOutcome.forwarded, node, credits };
 }
 
 /** An answer that carried a JSON-RPC error instead of a result. */
