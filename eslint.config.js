@@ -112,6 +112,7 @@ export default tseslint.config(
           '**/node/**',
           '**/quota/**',
           '**/routing/**',
+          '**/serving/**',
           '**/http/**',
           '**/metrics.js',
           '**/index.js',
@@ -134,6 +135,7 @@ export default tseslint.config(
       {
         group: [
           '**/routing/**',
+          '**/serving/**',
           '**/http/**',
           '**/ws/**',
           '**/index.js',
@@ -141,7 +143,7 @@ export default tseslint.config(
           '**/mock/**',
           '**/bench/**',
         ],
-        message: 'node/quota/metrics sit below routing, http and ws.',
+        message: 'node/quota/metrics sit below routing, serving, http and ws.',
       },
     ]),
   },
@@ -167,13 +169,15 @@ export default tseslint.config(
       {
         group: [
           '**/routing/**',
+          '**/serving/**',
           '**/http/**',
+          '**/ws/**',
           '**/index.js',
           '**/commands/**',
           '**/mock/**',
           '**/bench/**',
         ],
-        message: 'the cache sits between the parsed request and routing; http wires them.',
+        message: 'the cache sits below serving, which puts it in front of routing for every door.',
       },
     ]),
   },
@@ -182,6 +186,7 @@ export default tseslint.config(
     rules: restrict([
       {
         group: [
+          '**/serving/**',
           '**/http/**',
           '**/ws/**',
           '**/index.js',
@@ -189,7 +194,25 @@ export default tseslint.config(
           '**/mock/**',
           '**/bench/**',
         ],
-        message: 'routing sits below http and ws.',
+        message: 'routing sits below serving, http and ws.',
+      },
+    ]),
+  },
+  {
+    // The doors' shared path: cache → coalesce → route → store, for HTTP and WebSocket alike.
+    files: ['src/core/serving/**/*.ts'],
+    rules: restrict([
+      {
+        group: [
+          '**/http/**',
+          '**/ws/**',
+          '**/service*.js',
+          '**/index.js',
+          '**/commands/**',
+          '**/mock/**',
+          '**/bench/**',
+        ],
+        message: 'serving sits below http and ws, above routing and the cache.',
       },
     ]),
   },

@@ -15,10 +15,11 @@ export async function startWs(
     readonly wsTuning?: Partial<WsTuning> | undefined;
   },
 ): Promise<WsGateway> {
-  const { listener, route } = server.upgradeTarget;
+  const { listener, route, cache } = server.upgradeTarget;
   const ws = await WsGateway.start({
     listener,
     route,
+    cache,
     registry: options.registry,
     logger: options.logger,
     server: server.config.server,

@@ -1,6 +1,12 @@
 import type WebSocket from 'ws';
 import { afterEach } from 'vitest';
-import type { Config, NodeConfig, ServerConfig, WsPrices } from '../../src/core/config/types.js';
+import type {
+  CacheConfig,
+  Config,
+  NodeConfig,
+  ServerConfig,
+  WsPrices,
+} from '../../src/core/config/types.js';
 import type { Cascade } from '../../src/core/service.js';
 import type { WsTuning } from '../../src/core/ws/gateway-context.js';
 import {
@@ -56,7 +62,12 @@ export const TEST_WS_TUNING: Partial<WsTuning> = {
 /** Starts mock nodes (sharing one manual chain) and cascade in front of them. */
 export async function startWsHarness(
   nodes: readonly WsTestNode[],
-  options: { server?: Partial<ServerConfig>; tuning?: Partial<WsTuning> } = {},
+  options: {
+    server?: Partial<ServerConfig>;
+    tuning?: Partial<WsTuning>;
+    /** The `[cache]` table; absent: none (the product default, coalescing on, nothing stored). */
+    cache?: CacheConfig;
+  } = {},
 ): Promise<WsHarness> {
   const chain = new MockChain({ manual: true });
   const mockList = await startMockNodes(
@@ -87,6 +98,7 @@ export async function startWsHarness(
     path: '/test/config.toml',
     server: serverConfig(options.server),
     nodes: configs,
+    ...(options.cache === undefined ? {} : { cache: options.cache }),
   };
   const temp: TempDir = makeTempDir('cascade-ws-');
   const { cascade, logs } = await startTestCascade(config, {

@@ -6,12 +6,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BlockList } from 'node:net';
 import type { Logger } from 'pino';
-import type { ResponseCache } from '../cache/response-cache.js';
 import type { Clock } from '../clock.js';
 import { RequestOutcome, type ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
-import type { RouteContext } from '../routing/route-context.js';
+import type { ServingContext } from '../serving/serving-context.js';
 import { logAccess } from './access-log.js';
 import { sendRpcError } from './respond.js';
 
@@ -23,11 +22,8 @@ export const FORWARDED_HEADERS = [
   'solana-client',
 ] as const;
 
-/** Everything the proxy route needs. */
-export interface ProxyHandlerContext {
-  readonly route: RouteContext;
-  /** The response cache and coalescer (reconfigured in place on reload). */
-  readonly cache: ResponseCache | undefined;
+/** Everything the proxy route needs: the serving layer's context (routing, cache) and HTTP's own. */
+export interface ProxyHandlerContext extends ServingContext {
   readonly registry: MethodRegistry;
   readonly metrics: ProxyMetrics;
   readonly clock: Clock;

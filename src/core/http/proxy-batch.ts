@@ -1,13 +1,13 @@
 /**
- * A JSON-RPC batch through the proxy: elements are routed (through the cache) in groups per
- * node and answered as one array; per-element errors travel inside it, so the HTTP answer is
- * 200 unless the batch itself is refused.
+ * A JSON-RPC batch through the proxy: elements are served (core/serving: the cache, then the
+ * batch router) and answered as one array; per-element errors travel inside it, so the HTTP
+ * answer is 200 (204 for only notifications) unless the batch itself is refused.
  */
-import { RequestOutcome } from '../metrics.js';
 import { RPC_ERROR } from '../protocol/error-body.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
+import { batchAnswerOf } from '../routing/route-answer.js';
+import { serveBatch } from '../serving/serve-batch.js';
 import { logAccess } from './access-log.js';
-import { routeBatchCached } from './cached-batch.js';
 import { sendAnswer } from './compression.js';
 import {
   finish,
@@ -35,25 +35,13 @@ export async function proxyBatch(
     });
     return;
   }
-  const result = await routeBatchCached(batch, forwardHeaders(req), ctx);
+  const result = await serveBatch(batch, forwardHeaders(req), ctx);
   lastOnConnection(exchange);
   if (ctx.routingHeaders)
     setRoutingHeaders(res, result.nodes.join(','), result.attempts, result.credits);
-  if (result.body === '') {
-    // Only notifications: nothing is owed (JSON-RPC 2.0 §6), so no body at all.
-    res.writeHead(204).end();
-  } else {
-    // Per-element errors travel inside the array, so the HTTP answer is 200 either way.
-    sendAnswer(req, res, 200, 'application/json', result.body, ctx.compressionMinBytes);
-  }
-  // A batch of nothing but invalid elements is the client's mistake, not an upstream failure.
-  const outcome = result.forwarded
-    ? RequestOutcome.forwarded
-    : batch.every((element) => element.method === undefined)
-      ? RequestOutcome.badRequest
-      : result.timedOut
-        ? RequestOutcome.timeout
-        : RequestOutcome.badGateway;
+  const { status, body, outcome } = batchAnswerOf(result, batch);
+  if (status === 204) res.writeHead(204).end();
+  else sendAnswer(req, res, status, 'application/json', body, ctx.compressionMinBytes);
   const seconds = finish(exchange, outcome);
   if (ctx.accessLog) {
     const fields = {

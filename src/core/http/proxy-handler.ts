@@ -1,16 +1,17 @@
 /**
- * POST / and POST /send-request: read the body, parse it, route it (through the response
- * cache), answer, record. A single request runs as callbacks end to end; a batch goes to
- * proxy-batch.ts.
+ * POST / and POST /send-request: read the body, parse it, serve it (core/serving: the response
+ * cache, then routing), answer (what with: core/routing/route-answer.ts), record. A single
+ * request runs as callbacks end to end; a batch goes to proxy-batch.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RequestOutcome } from '../metrics.js';
 import { UpstreamStream } from '../node/upstream-stream.js';
-import { ERROR_MESSAGE, RPC_ERROR, WRITE_UNCONFIRMED_MESSAGE } from '../protocol/error-body.js';
+import { ERROR_MESSAGE, RPC_ERROR } from '../protocol/error-body.js';
 import { parseRequest, readIdJson, type RpcRequest } from '../protocol/rpc-request.js';
+import { ALL_FAILED, INTERNAL_ERROR, failureOf } from '../routing/route-answer.js';
 import type { RouteResult } from '../routing/route-context.js';
+import { serveRequest } from '../serving/serve-request.js';
 import { logAccess } from './access-log.js';
-import { routeCached } from './cached-route.js';
 import { pipeAnswer, sendAnswer } from './compression.js';
 import {
   finish,
@@ -25,7 +26,7 @@ import { proxyBatch } from './proxy-batch.js';
 import { BodyReader, readBody } from './read-body.js';
 import { sendRpcError } from './respond.js';
 
-export { FORWARDED_HEADERS, type ProxyHandlerContext } from './exchange-record.js';
+export { forwardHeaders, type ProxyHandlerContext } from './exchange-record.js';
 
 function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteResult): number {
   const { req, res, ctx } = exchange;
@@ -36,29 +37,20 @@ function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteRes
     const node = result.kind === 'answer' ? result.node : undefined;
     setRoutingHeaders(res, node, result.attempts, result.credits);
   }
-  if (result.kind === 'answer') {
+  const failure = failureOf(result);
+  if (failure === undefined && result.kind === 'answer') {
     const contentType = result.contentType ?? 'application/json';
     const body = result.body;
     const minBytes = ctx.compressionMinBytes;
-    if (!(body instanceof UpstreamStream)) {
-      sendAnswer(req, res, result.status, contentType, body, minBytes);
-      return RequestOutcome.forwarded;
-    }
-    if (!body.failed) {
+    // A big answer stays a stream from the node to the client: never buffered here.
+    if (body instanceof UpstreamStream)
       pipeAnswer(req, res, result.status, contentType, body, minBytes);
-      return RequestOutcome.forwarded;
-    }
-    // The answer broke before any of it reached the client: a 502, never a 200 cut short.
+    else sendAnswer(req, res, result.status, contentType, body, minBytes);
+    return RequestOutcome.forwarded;
   }
-  const idJson = readIdJson(request);
-  if (result.kind === 'timeout') {
-    sendRpcError(res, 504, RPC_ERROR.serverError, ERROR_MESSAGE.globalTimeout, idJson);
-    return RequestOutcome.timeout;
-  }
-  const unsure = result.kind === 'exhausted' && result.unsure === true;
-  const message = unsure ? WRITE_UNCONFIRMED_MESSAGE : ERROR_MESSAGE.allFailed;
-  sendRpcError(res, 502, RPC_ERROR.serverError, message, idJson);
-  return RequestOutcome.badGateway;
+  const { status, code, message, outcome } = failure ?? ALL_FAILED;
+  sendRpcError(res, status, code, message, readIdJson(request));
+  return outcome;
 }
 
 /** Parses the body and routes it; the answer comes back to `exchange.routed` (or a batch's promise). */
@@ -81,7 +73,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
     return;
   }
   exchange.rpc = parsed.request;
-  routeCached(parsed.request, forwardHeaders(req), ctx, onRouted, exchange);
+  serveRequest(parsed.request, forwardHeaders(req), ctx, onRouted, exchange);
 }
 
 /** Where routing reports how a single request ended. */
@@ -152,10 +144,11 @@ class Exchange extends BodyReader implements ExchangeState {
   /** The last resort when handling a request threw: log it, answer 500 if nothing was sent. */
   failed(err: unknown): void {
     this.ctx.logger.error({ err }, 'request failed unexpectedly');
-    sendRpcError(this.res, 500, -32603, 'Internal error', 'null');
+    const { status, code, message, outcome } = INTERNAL_ERROR;
+    sendRpcError(this.res, status, code, message, 'null');
     try {
       // Still one count per request: cascade failed to serve it, as with a 502.
-      finish(this, RequestOutcome.badGateway);
+      finish(this, outcome);
     } catch {
       // Recording is what broke; the cause is logged above and the client answered.
     }

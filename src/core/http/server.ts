@@ -173,9 +173,17 @@ export class ProxyServer {
     return this.#metricsPort;
   }
 
-  /** What the WebSocket side (core/ws) attaches to: the main listener and the routing context. */
-  get upgradeTarget(): { readonly listener: Server; readonly route: ProxyHandlerContext['route'] } {
-    return { listener: this.#server, route: this.#handler.route };
+  /**
+   * What the WebSocket side (core/ws) attaches to: the main listener, and the routing context
+   * and response cache HTTP serves with (one cache, one set of flights for every door).
+   */
+  get upgradeTarget(): {
+    readonly listener: Server;
+    readonly route: ProxyHandlerContext['route'];
+    readonly cache: ProxyHandlerContext['cache'];
+  } {
+    const { route, cache } = this.#handler;
+    return { listener: this.#server, route, cache };
   }
 
   get config(): Config {

@@ -13,6 +13,7 @@ import type { BatchElement } from '../protocol/rpc-request.js';
 import { BatchReads, SUB_BATCHES, type BatchTotals, type Pending } from './batch-reads.js';
 import { routeWriteElement } from './batch-writes.js';
 import { drive } from './round-driver.js';
+import { unansweredJson } from './route-answer.js';
 import type { RouteContext } from './route-context.js';
 import { TriedNodes } from './tried-nodes.js';
 
@@ -49,7 +50,6 @@ class BatchRoute implements BatchTotals {
 }
 
 function assemble(state: BatchRoute, timedOut: boolean): BatchResult {
-  const message = timedOut ? ERROR_MESSAGE.globalTimeout : ERROR_MESSAGE.allFailed;
   const parts: string[] = [];
   const answers: (string | undefined)[] = [];
   const texts: (string | undefined)[] = [];
@@ -64,7 +64,7 @@ function assemble(state: BatchRoute, timedOut: boolean): BatchResult {
       continue;
     }
     if (upstream !== undefined && progress.held === upstream) state.forwarded = true;
-    const text = upstream ?? errorJson(RPC_ERROR.serverError, message, idJson);
+    const text = upstream ?? unansweredJson(timedOut, idJson);
     texts.push(text);
     parts.push(text);
   }

@@ -2,13 +2,13 @@
  * One client WebSocket. Each message is a JSON-RPC call: keep-alives are answered or swallowed
  * here (web3.js and kit send `{"jsonrpc":"2.0","method":"ping"}` with no id, viem `net_version`
  * with `id: null`) — never forwarded, never billed; subscribe and unsubscribe calls go to the
- * hub; anything else enters the HTTP router exactly like a POST and its answer comes back on the
- * socket with the client's id. Limits: messages per second (over it: an error answer), the
- * subscriptions one connection may hold (over it: an error answer), and the bytes queued for
- * a client that does not read (over it: closed with 1008).
+ * hub; anything else is served exactly like a POST (core/serving: the cache, coalescing, then
+ * routing) and its answer comes back on the socket with the client's id. Limits: messages per
+ * second (over it: an error answer), the subscriptions one connection may hold (over it: an
+ * error answer), and the bytes queued for a client that does not read (over it: closed with
+ * 1008).
  */
 import type { WebSocket } from 'ws';
-import { RequestOutcome } from '../metrics.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import { TokenBucket } from '../node/token-bucket.js';
 import { ERROR_MESSAGE, RPC_ERROR, errorJson } from '../protocol/error-body.js';
@@ -20,11 +20,13 @@ import {
   type BatchElement,
   type RpcRequest,
 } from '../protocol/rpc-request.js';
-import { routeBatch } from '../routing/batch-route.js';
+import { INTERNAL_ERROR, batchAnswerOf } from '../routing/route-answer.js';
+import { serveBatch } from '../serving/serve-batch.js';
+import { servedResult } from '../serving/serve-request.js';
 import { CanonicalJsonError, canonicalJson } from './canonical-json.js';
 import type { SharedSubscription, Subscriber } from './shared-subscription.js';
 import { subscribeMethodOf, unsubscribeFamilyOf } from './subscription-methods.js';
-import { answerOf, routeRequest } from './routed-answer.js';
+import { answerOf } from './routed-answer.js';
 import type { GatewayContext } from './gateway-context.js';
 
 /** Policy violation (RFC 6455 §7.4.1): the client reads too slowly. */
@@ -117,27 +119,26 @@ export class ClientSession implements Subscriber {
     return request.method === 'net_version' && readIdJson(request) === 'null';
   }
 
+  /** A plain request: served as an HTTP one is (cache, coalescing, routing), answered here. */
   async #route(request: RpcRequest): Promise<void> {
     const ctx = this.ctx;
     const startedAt = ctx.route.clock.now();
     const idJson = readIdJson(request);
-    const notification = isNotification(request);
-    let outcome: number = RequestOutcome.badGateway;
+    let outcome = INTERNAL_ERROR.outcome;
     try {
-      const answer = await answerOf(await routeRequest(request, this.headers, ctx.route), idJson);
-      outcome = answer.forwarded
-        ? RequestOutcome.forwarded
-        : answer.timedOut
-          ? RequestOutcome.timeout
-          : RequestOutcome.badGateway;
-      if (!notification && answer.body.length > 0) this.send(answer.body);
+      const result = await servedResult(request, this.headers, ctx);
+      if (result.kind === 'failed') throw result.error;
+      const answer = await answerOf(result, idJson);
+      outcome = answer.outcome;
+      if (!isNotification(request) && answer.body.length > 0) this.send(answer.body);
     } catch (err) {
       ctx.logger.error({ err }, 'WebSocket request failed unexpectedly');
-      this.#error(-32603, 'Internal error', idJson);
+      this.#error(INTERNAL_ERROR.code, INTERNAL_ERROR.message, idJson);
     }
     ctx.route.metrics.request(outcome, (ctx.route.clock.now() - startedAt) / 1000);
   }
 
+  /** A batch: served element by element as an HTTP batch is, answered as one array. */
   async #batch(batch: readonly BatchElement[]): Promise<void> {
     const ctx = this.ctx;
     if (batch.length > ctx.maxBatchSize) {
@@ -160,13 +161,16 @@ export class ClientSession implements Subscriber {
     }
     ctx.route.metrics.batchSize(batch.length);
     const startedAt = ctx.route.clock.now();
-    const result = await routeBatch(batch, this.headers, ctx.route);
-    if (result.body !== '') this.send(result.body);
-    const outcome = result.forwarded
-      ? RequestOutcome.forwarded
-      : result.timedOut
-        ? RequestOutcome.timeout
-        : RequestOutcome.badGateway;
+    let outcome = INTERNAL_ERROR.outcome;
+    try {
+      const answer = batchAnswerOf(await serveBatch(batch, this.headers, ctx), batch);
+      outcome = answer.outcome;
+      // Only notifications: nothing is owed, so no message (HTTP's 204).
+      if (answer.status !== 204) this.send(answer.body);
+    } catch (err) {
+      ctx.logger.error({ err }, 'WebSocket batch failed unexpectedly');
+      this.#error(INTERNAL_ERROR.code, INTERNAL_ERROR.message, 'null');
+    }
     ctx.route.metrics.request(outcome, (ctx.route.clock.now() - startedAt) / 1000);
   }
 

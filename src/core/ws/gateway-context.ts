@@ -1,4 +1,4 @@
-/** What every client session of a gateway shares: routing, the hub, limits and counters. */
+/** What every client session of a gateway shares: routing and the cache, the hub, limits, counters. */
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config/types.js';
 import {
@@ -8,7 +8,7 @@ import {
   DEFAULT_WS_SUBSCRIPTIONS_PER_CONNECTION,
 } from '../config/server-section.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
-import type { RouteContext } from '../routing/route-context.js';
+import type { ServingContext } from '../serving/serving-context.js';
 import type { SubscriptionHub } from './subscription-hub.js';
 import type { UpstreamTiming } from './upstream-socket.js';
 
@@ -61,9 +61,8 @@ export interface GatewayCounters {
   readonly rejectedUpgrades: Map<string, number>;
 }
 
-/** What sessions share. */
-export interface GatewayContext {
-  readonly route: RouteContext;
+/** What sessions share: the serving layer's context (routing, the cache) and the socket's own. */
+export interface GatewayContext extends ServingContext {
   readonly registry: MethodRegistry;
   readonly logger: Logger;
   readonly hub: SubscriptionHub;

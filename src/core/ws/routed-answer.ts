@@ -1,21 +1,24 @@
 /**
- * Requests that enter the HTTP router from the WebSocket side — a client's plain request, or
- * cascade's own gap-fill call — and their answers as bytes: routing is the same as for HTTP
- * (tiers, limits, prices, retries, classification); only the way back differs.
+ * Requests answered on a WebSocket — a client's plain request, or cascade's own gap-fill call —
+ * and their answers as one message. What the answer is comes from the one answer mapping
+ * (core/routing/route-answer.ts), as for HTTP; only the way back differs: a big answer HTTP
+ * would stream is collected into one message, and bytes that are not JSON-RPC (a status line
+ * has no place on a socket) become cascade's error.
  */
 import { Writable } from 'node:stream';
-import type { ForwardHeaders } from '../node/attempt-response.js';
+import { RequestOutcome } from '../metrics.js';
 import { UpstreamStream } from '../node/upstream-stream.js';
-import {
-  ERROR_MESSAGE,
-  RPC_ERROR,
-  WRITE_UNCONFIRMED_MESSAGE,
-  errorJson,
-} from '../protocol/error-body.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
-import { parseRequest, type RpcRequest } from '../protocol/rpc-request.js';
+import { parseRequest } from '../protocol/rpc-request.js';
+import {
+  ALL_FAILED,
+  failureJson,
+  failureOf,
+  unfitForMessage,
+  type RouteFailure,
+} from '../routing/route-answer.js';
 import type { RouteContext, RouteResult } from '../routing/route-context.js';
-import { route } from '../routing/route.js';
+import { servedResult } from '../serving/serve-request.js';
 
 /** Largest routed answer collected for one WebSocket message. */
 export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
@@ -24,9 +27,8 @@ export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 export interface RoutedAnswer {
   /** The bytes to send (an upstream's answer, or cascade's error with the request's id). */
   readonly body: Buffer;
-  /** Whether a node answered (false: 502/504-style failure). */
-  readonly forwarded: boolean;
-  readonly timedOut: boolean;
+  /** What the request counts as (RequestOutcome), as the same result over HTTP would. */
+  readonly outcome: number;
   readonly node: string | undefined;
   readonly credits: number;
 }
@@ -52,57 +54,39 @@ export function collectStream(stream: UpstreamStream, max = MAX_ANSWER_BYTES): P
   });
 }
 
-/** A body that reads as JSON-RPC (an object or array), so it can go on the socket as is. */
-function isJsonRpcText(body: Buffer): boolean {
-  for (const byte of body) {
-    if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
-    return byte === 0x7b || byte === 0x5b;
+/** An answer's bytes as one message (a stream collected), or the failure they stand for. */
+async function messageOf(
+  status: number,
+  body: Buffer | UpstreamStream,
+): Promise<Buffer | RouteFailure> {
+  let bytes: Buffer;
+  if (body instanceof UpstreamStream) {
+    try {
+      bytes = await collectStream(body);
+    } catch {
+      return ALL_FAILED;
+    }
+  } else {
+    bytes = body;
   }
-  return false;
+  return unfitForMessage(status, bytes, false) ?? bytes;
+}
+
+function failed(failure: RouteFailure, idJson: string, credits: number): RoutedAnswer {
+  const body = Buffer.from(failureJson(failure, idJson));
+  return { body, outcome: failure.outcome, node: undefined, credits };
 }
 
 /** Turns how routing ended into the message for the socket. */
 export async function answerOf(result: RouteResult, idJson: string): Promise<RoutedAnswer> {
-  const failure = (message: string, timedOut: boolean): RoutedAnswer => ({
-    body: Buffer.from(errorJson(RPC_ERROR.serverError, message, idJson)),
-    forwarded: false,
-    timedOut,
-    node: undefined,
-    credits: result.credits,
-  });
-  if (result.kind === 'timeout') return failure(ERROR_MESSAGE.globalTimeout, true);
-  // A write that may have landed and was not resent: say so, as the HTTP side does.
-  if (result.kind === 'exhausted' && result.unsure === true)
-    return failure(WRITE_UNCONFIRMED_MESSAGE, false);
-  if (result.kind !== 'answer') return failure(ERROR_MESSAGE.allFailed, false);
-  let body: Buffer;
-  if (result.body instanceof UpstreamStream) {
-    if (result.body.failed) return failure(ERROR_MESSAGE.allFailed, false);
-    try {
-      body = await collectStream(result.body);
-    } catch {
-      return failure(ERROR_MESSAGE.allFailed, false);
-    }
-  } else {
-    body = result.body;
+  const failure = failureOf(result);
+  if (failure !== undefined || result.kind !== 'answer') {
+    return failed(failure ?? ALL_FAILED, idJson, result.credits);
   }
-  // A status line has no place on a socket: a non-JSON error page becomes a JSON-RPC error.
-  if (!isJsonRpcText(body)) {
-    if (result.status < 300 && body.length === 0) body = Buffer.alloc(0);
-    else return failure(`Upstream answered HTTP ${result.status} without a JSON-RPC body`, false);
-  }
-  return { body, forwarded: true, timedOut: false, node: result.node, credits: result.credits };
-}
-
-/** Routes a parsed request like an HTTP one; resolves with how routing ended. */
-export function routeRequest(
-  request: RpcRequest,
-  headers: ForwardHeaders,
-  ctx: RouteContext,
-): Promise<RouteResult> {
-  return new Promise((resolve) =>
-    route(request, headers, ctx, (result, done) => done(result), resolve),
-  );
+  const message = await messageOf(result.status, result.body);
+  if (!Buffer.isBuffer(message)) return failed(message, idJson, result.credits);
+  const { node, credits } = result;
+  return { body: message, outcome: RequestOutcome.forwarded, node, credits };
 }
 
 /** An answer that carried a JSON-RPC error instead of a result. */
@@ -128,7 +112,9 @@ export async function callThroughRouter(
   const body = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":${paramsJson}}`);
   const parsed = parseRequest(body, registry);
   if (!parsed.ok) throw new UpstreamCallError(undefined, `cannot build ${method}`);
-  const answer = await answerOf(await routeRequest(parsed.request, undefined, ctx), '1');
+  // Not a client's request: routed as one, but past the cache (nothing of it is a client's).
+  const result = await servedResult(parsed.request, undefined, { route: ctx, cache: undefined });
+  const answer = await answerOf(result, '1');
   let json: { result?: unknown; error?: { code?: number; message?: string } };
   try {
     json = JSON.parse(answer.body.toString('utf8')) as typeof json;

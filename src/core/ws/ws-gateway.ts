@@ -9,11 +9,11 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { ResponseCache } from '../cache/response-cache.js';
 import type { ServerConfig } from '../config/types.js';
 import { CorsPolicy } from '../http/cors.js';
-import { FORWARDED_HEADERS } from '../http/proxy-handler.js';
+import { forwardHeaders } from '../http/proxy-handler.js';
 import { listen } from '../http/listen.js';
-import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { RouteContext } from '../routing/route-context.js';
 import { ClientSession } from './client-session.js';
@@ -34,6 +34,8 @@ export interface WsGatewayOptions {
   /** The proxy's main listener (upgrades are taken on it too). */
   readonly listener: Server;
   readonly route: RouteContext;
+  /** The proxy's response cache: socket requests are cached and coalesced as HTTP ones are. */
+  readonly cache: ResponseCache | undefined;
   readonly registry: MethodRegistry;
   readonly logger: Logger;
   readonly server: ServerConfig;
@@ -75,15 +77,6 @@ function refuse(socket: Duplex, status: number, reason: string, message: string)
   );
 }
 
-function forwardHeaders(req: IncomingMessage): ForwardHeaders {
-  let headers: Record<string, string> | undefined;
-  for (const name of FORWARDED_HEADERS) {
-    const value = req.headers[name];
-    if (typeof value === 'string') (headers ??= {})[name] = value;
-  }
-  return headers;
-}
-
 /** The running WebSocket side. */
 export class WsGateway {
   readonly hub: SubscriptionHub;
@@ -113,6 +106,7 @@ export class WsGateway {
     this.#cors = CorsPolicy.from(options.server.corsOrigins);
     this.#ctx = {
       route,
+      cache: options.cache,
       registry,
       logger,
       hub: this.hub,

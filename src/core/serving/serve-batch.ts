@@ -1,5 +1,5 @@
 /**
- * Batches through the response cache, element by element: an element with a stored answer is
+ * Batches through the response cache, element by element, whichever door they came in by: an element with a stored answer is
  * answered in place, one identical to a request in flight waits for it, and the rest travel
  * through the batch router as one (smaller) batch. Led elements land their answers in the cache
  * for their waiters; waiters whose leader got no shareable answer are routed afterwards with
@@ -13,10 +13,10 @@ import {
 } from '../cache/flight.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
-import { ERROR_MESSAGE, RPC_ERROR, errorJson } from '../protocol/error-body.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
 import { routeBatch, type BatchResult } from '../routing/batch-route.js';
-import { bookSaved, type CachedRouteContext } from './cached-route.js';
+import { unansweredJson } from '../routing/route-answer.js';
+import { bookSaved, type ServingContext } from './serving-context.js';
 
 /** A batch element waiting on an identical request in flight. */
 class ElementWaiter implements FlightWaiter {
@@ -49,7 +49,7 @@ class BatchPlan {
 function plan(
   batch: readonly BatchElement[],
   cache: ResponseCache,
-  ctx: CachedRouteContext,
+  ctx: ServingContext,
 ): BatchPlan {
   const result = new BatchPlan(batch.length);
   const now = ctx.route.clock.now();
@@ -96,7 +96,7 @@ async function routeSome(
   batch: readonly BatchElement[],
   indexes: readonly number[],
   headers: ForwardHeaders,
-  ctx: CachedRouteContext,
+  ctx: ServingContext,
   budgetMs: number,
   cache: ResponseCache,
   leads: ReadonlyMap<number, Flight>,
@@ -124,11 +124,11 @@ async function routeSome(
   return result;
 }
 
-/** Routes a batch through the cache; the answer array keeps the elements' order. */
-export async function routeBatchCached(
+/** Serves a batch through the cache; the answer array keeps the elements' order. */
+export async function serveBatch(
   batch: readonly BatchElement[],
   headers: ForwardHeaders,
-  ctx: CachedRouteContext,
+  ctx: ServingContext,
 ): Promise<BatchResult> {
   const cache = ctx.cache;
   if (cache === undefined) return routeBatch(batch, headers, ctx.route);
@@ -158,9 +158,7 @@ export async function routeBatchCached(
     if (left > 0) second = await routeSome(batch, again, headers, ctx, left, cache, new Map());
     timedOut ||= left <= 0 || second.timedOut;
     again.forEach((index, j) => {
-      const message = timedOut ? ERROR_MESSAGE.globalTimeout : ERROR_MESSAGE.allFailed;
-      texts[index] =
-        second.texts[j] ?? errorJson(RPC_ERROR.serverError, message, batch[index]!.idJson!);
+      texts[index] = second.texts[j] ?? unansweredJson(timedOut, batch[index]!.idJson!);
     });
   }
   const parts = batch.flatMap((element, i) => (element.idJson === undefined ? [] : [texts[i]!]));

@@ -1,43 +1,23 @@
 /**
- * Single requests through the response cache (core/cache) on their way to routing: a hit is
- * answered at once, an identical request in flight is waited on, anything else is routed —
- * the leader's answer then lands in the cache and reaches its waiters. Answers are the
- * upstream's bytes with the client's own id spliced in. A waiter whose leader got no shareable
- * answer routes on its own with what is left of its budget: the leader started first with the
- * same budget, so waiting never takes a request past its own deadline.
+ * A single request through the response cache (core/cache) on its way to routing, whichever
+ * door it came in by: a hit is answered at once, an identical request in flight is waited on,
+ * anything else is routed — the leader's answer then lands in the cache and reaches its
+ * waiters. Answers are the upstream's bytes with the client's own id spliced in. A waiter whose
+ * leader got no shareable answer routes on its own with what is left of its budget: the leader
+ * started first with the same budget, so waiting never takes a request past its own deadline.
+ *
+ * This is the HTTP hot path (proxy-handler → serveRequest → route): callbacks with a token, no
+ * promise and no closure; a method without a policy costs one Map lookup.
  */
 import type { Flight, FlightWaiter, SharedAnswer } from '../cache/flight.js';
 import { withClientId } from '../cache/flight.js';
 import type { ResponseCache } from '../cache/response-cache.js';
-import { priceOf } from '../config/price-list.js';
-import { UNPRICED } from '../config/types.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import { trimmedSpan } from '../protocol/json-spans.js';
 import { NO_ID, requestIdOf, type RpcRequest } from '../protocol/rpc-request.js';
-import type { RouteCallback, RouteContext, RouteResult } from '../routing/route-context.js';
+import type { RouteCallback, RouteResult } from '../routing/route-context.js';
 import { route } from '../routing/route.js';
-
-/** The cache in front of routing; `cache` undefined = route everything untouched. */
-export interface CachedRouteContext {
-  readonly route: RouteContext;
-  readonly cache: ResponseCache | undefined;
-}
-
-/**
- * Books what an answer given without an upstream saved: the price the first node in walk order
- * that serves the method would have charged (metrics, and the node's usage record).
- */
-export function bookSaved(ctx: CachedRouteContext, methodId: number): void {
-  for (const node of ctx.route.table().ranked) {
-    const price = priceOf(node.config.pricing, methodId);
-    if (price === UNPRICED) continue;
-    if (price > 0) {
-      ctx.route.metrics.cache?.saved(node.name, price);
-      node.usage.save?.(price);
-    }
-    return;
-  }
-}
+import { bookSaved, type ServingContext } from './serving-context.js';
 
 function cachedAnswer(body: Buffer, contentType: string, cache: 'hit' | 'coalesced'): RouteResult {
   return {
@@ -58,7 +38,7 @@ class SingleWaiter<T> implements FlightWaiter {
     readonly request: RpcRequest,
     readonly idText: string,
     readonly headers: ForwardHeaders,
-    readonly ctx: CachedRouteContext,
+    readonly ctx: ServingContext,
     readonly onRouted: RouteCallback<T>,
     readonly token: T,
     readonly deadline: number,
@@ -88,7 +68,7 @@ class Leader<T> {
   constructor(
     readonly flight: Flight,
     readonly cache: ResponseCache,
-    readonly ctx: CachedRouteContext,
+    readonly ctx: ServingContext,
     readonly onRouted: RouteCallback<T>,
     readonly token: T,
   ) {}
@@ -105,11 +85,11 @@ function onLeaderRouted(result: RouteResult, leader: Leader<unknown>): void {
   }
 }
 
-/** Routes one parsed request through the cache; `onRouted` hears how it ended, exactly once. */
-export function routeCached<T>(
+/** Serves one parsed request through the cache; `onRouted` hears how it ended, exactly once. */
+export function serveRequest<T>(
   request: RpcRequest,
   headers: ForwardHeaders,
-  ctx: CachedRouteContext,
+  ctx: ServingContext,
   onRouted: RouteCallback<T>,
   token: T,
 ): void {
@@ -143,4 +123,17 @@ export function routeCached<T>(
     const leader = new Leader(found.flight, cache, ctx, onRouted, token);
     route(request, headers, ctx.route, onLeaderRouted, leader as Leader<unknown>);
   }
+}
+
+function resolveWith(result: RouteResult, resolve: (result: RouteResult) => void): void {
+  resolve(result);
+}
+
+/** serveRequest as a promise, for doors that await (the socket); HTTP takes the callback. */
+export function servedResult(
+  request: RpcRequest,
+  headers: ForwardHeaders,
+  ctx: ServingContext,
+): Promise<RouteResult> {
+  return new Promise((resolve) => serveRequest(request, headers, ctx, resolveWith, resolve));
 }
