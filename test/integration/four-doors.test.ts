@@ -11,6 +11,8 @@
  * Each (scenario, door) gets a fresh cascade on a ManualClock: no token refills, no penalty
  * runs out, no deadline or hedge fires unless the test moves the clock, and a "slow" node
  * holds its answer until the test releases it — nothing depends on how fast the machine is.
+ * In the batch doors the scenario's request is one element of two; the other (a filler only
+ * the `filler` node serves) is kept out of the compared counters (test/support/doors.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CacheConfig, RoutingConfig } from '../../src/core/config/types.js';
