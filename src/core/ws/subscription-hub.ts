@@ -134,7 +134,12 @@ export class SubscriptionHub {
     subscriber.pendingSubscribes = 0;
   }
 
-  /** Moves subscriptions off nodes that are penalized, over quota, removed or re-pointed. */
+  /**
+   * Moves subscriptions off nodes that would not take them now (reasonToLeave: penalized, over
+   * quota, cordoned, removed) or that a reload re-pointed. The gateway calls it every tickMs,
+   * which is how a cordon or a penalty set anywhere (the admin API, a worker told by the primary,
+   * the HTTP path) reaches the subscriptions without the setter knowing about them.
+   */
   tick(): void {
     const now = this.options.route.clock.now();
     for (const sub of [...this.#byKey.values()]) {
