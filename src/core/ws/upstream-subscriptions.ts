@@ -3,8 +3,9 @@
  * a subscription is placed on a node (ws-admission.ts) and bound to the id the node answered;
  * when its socket drops or stalls, or its node is penalized, over quota, cordoned or removed, it
  * moves to the next eligible node with its client ids unchanged, and a gap left by a broken
- * socket is filled (gap-fill.ts). No node to move to: its clients are closed with 1013 (1012 when cascade
- * is shutting down) — never 1000, after which web3.js and kit stop silently.
+ * socket is filled (gap-fill.ts). No node to move to after a broken socket: its clients are
+ * closed with 1013 (1012 when cascade is shutting down) — never 1000, after which web3.js and
+ * kit stop silently; a voluntary move with nowhere to go leaves the subscription where it is.
  */
 import type { Logger } from 'pino';
 import type { UpstreamNode } from '../node/upstream-node.js';
