@@ -1,7 +1,8 @@
 /**
  * A cordon over WebSocket (admin API, as an operator applies it): live subscriptions of real
- * clients — @solana/web3.js `onSlotChange`, viem `watchBlockNumber` — move off the cordoned node
- * with the ids the clients hold, new subscriptions avoid it, and an uncordon lets new ones back.
+ * clients — @solana/web3.js `onSlotChange`, viem `watchBlockNumber` — move off the cordoned
+ * node with the ids the clients hold, new subscriptions avoid it, and an uncordon lets new
+ * ones back.
  */
 import { Connection } from '@solana/web3.js';
 import { createPublicClient, webSocket } from 'viem';

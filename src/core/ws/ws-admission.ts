@@ -3,11 +3,11 @@
  * (routing/eligibility.ts), walked in the same ranked order as a request — tier, then measured
  * latency — through the same node state:
  *
- *   retired by a reload, cordoned, or excluded (it just failed this subscription) → pass over
- *   its price list has no [websocket] table                               → skip: method_unsupported
- *   penalized, by its HTTP traffic or a failed socket (unless failing open) → skip: penalized
- *   usage past the spillover threshold                                    → skip: quota_exhausted
- *   a rate token (a subscribe call counts against rps_limit)              → skip: rate_limit
+ *   retired by a reload, cordoned, or excluded (it just failed here) → pass over
+ *   its price list has no [websocket] table                         → skip: method_unsupported
+ *   penalized, by HTTP traffic or a failed socket (unless failing open) → skip: penalized
+ *   usage past the spillover threshold                              → skip: quota_exhausted
+ *   a rate token (a subscribe call counts against rps_limit)        → skip: rate_limit
  *
  * No concurrency permit is taken (the subscription door's limits): a subscription holds no
  * HTTP connection. The subscribe price is booked by the caller when it sends the call.
