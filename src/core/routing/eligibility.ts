@@ -55,7 +55,7 @@ export type Door = (typeof Door)[keyof typeof Door];
 export const SATURATED = -1;
 
 /** Whether the node serves `door` at all (static: its config, not its state now). */
-function servesDoor(node: UpstreamNode, door: Door): boolean {
+export function servesDoor(node: UpstreamNode, door: Door): boolean {
   return door === Door.request || node.config.pricing.websocket !== undefined;
 }
 
