@@ -20,7 +20,17 @@ import { priceOf } from '../config/price-list.js';
 import { SkipReason, type ProxyMetrics } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { Attempt } from './attempt.js';
-import { Bar, Door, nodeBar, passedOver, SATURATED, takeLimits, workBar } from './eligibility.js';
+import {
+  BAR_OVER_QUOTA,
+  BAR_PENALIZED,
+  BAR_UNPRICED,
+  DOOR_REQUEST,
+  nodeBar,
+  passedOver,
+  SATURATED,
+  takeLimits,
+  workBar,
+} from './eligibility.js';
 import type { RoutingTable } from './routing-table.js';
 
 /** One thing to send: a single request, or one element of a batch. */
@@ -91,13 +101,13 @@ export function admit(
 ): Attempt | undefined {
   let attempt: Attempt | undefined;
   // A held permit was waited for after this round judged the node: no second penalty check.
-  const bar = nodeBar(node, Door.request, round.startedAt, permitHeld || round.failOpen);
+  const bar = nodeBar(node, DOOR_REQUEST, round.startedAt, permitHeld || round.failOpen);
   const first = passedOver(bar) ? -1 : firstUntried(node, group);
   if (first === -1) {
     if (permitHeld) node.permits.release();
     return undefined;
   }
-  if (bar === Bar.penalized) {
+  if (bar === BAR_PENALIZED) {
     node.metrics.skip(SkipReason.penalized);
     round.sawPenalized = true;
     return undefined;
@@ -111,17 +121,17 @@ export function admit(
     if (candidate === undefined || (i !== first && candidate.tried.includes(node))) continue;
     const cost = priceOf(node.config.pricing, candidate.methodId);
     const work = workBar(node, cost);
-    if (work === Bar.unpriced) {
+    if (work === BAR_UNPRICED) {
       candidate.tried.push(node);
       unsupported = true;
       continue;
     }
-    if (work === Bar.overQuota) {
+    if (work === BAR_OVER_QUOTA) {
       node.metrics.skip(SkipReason.quotaExhausted);
       candidate.tried.push(node);
       break;
     }
-    const wait = takeLimits(node, now, Door.request, attempt !== undefined);
+    const wait = takeLimits(node, now, DOOR_REQUEST, attempt !== undefined);
     if (wait === SATURATED) {
       node.metrics.skip(SkipReason.saturated);
       round.firstSaturated ??= node;

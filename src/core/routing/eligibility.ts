@@ -6,16 +6,16 @@
  *
  * The checks, in the order they apply (the first that fails is the answer):
  *
- *   1. the node   retired by a reload                      → retired       (passed over)
- *                 cordoned by an operator                  → cordoned      (passed over)
+ *   1. the node   retired by a reload                      → BAR_RETIRED     (passed over)
+ *                 cordoned by an operator                  → BAR_CORDONED    (passed over)
  *                 does not serve the door at all (a
  *                 subscription on a node whose price list
- *                 has no [websocket] table)                → closedDoor    (method_unsupported)
- *                 penalized, unless the work fails open    → penalized     (penalized)
- *   2. the work   no price for its method                  → unpriced      (method_unsupported)
- *                 usage past the spillover threshold       → overQuota     (quota_exhausted)
- *   3. the limits a concurrency permit (requests only)     → saturated     (saturated)
- *                 a rate token                             → rate limited  (rate_limit)
+ *                 has no [websocket] table)                → BAR_CLOSED_DOOR (method_unsupported)
+ *                 penalized, unless the work fails open    → BAR_PENALIZED   (penalized)
+ *   2. the work   no price for its method                  → BAR_UNPRICED    (method_unsupported)
+ *                 usage past the spillover threshold       → BAR_OVER_QUOTA  (quota_exhausted)
+ *   3. the limits a concurrency permit (requests only)     → SATURATED       (saturated)
+ *                 a rate token                             → ms to wait      (rate_limit)
  *
  * Stage 1 is about the node and stage 2 about one piece of work, because a batch asks stage 2
  * once per element it offers a node (and stage 1 once per node). The price and quota come
@@ -30,33 +30,47 @@ import { UNPRICED } from '../config/types.js';
 import { SkipReason } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 
-/** Why a node may not take new work now; `none` when it may. */
-export const Bar = {
-  none: 0,
-  retired: 1,
-  cordoned: 2,
-  closedDoor: 3,
-  penalized: 4,
-  unpriced: 5,
-  overQuota: 6,
-} as const;
-export type Bar = (typeof Bar)[keyof typeof Bar];
+/*
+ * Why a node may not take new work now (BAR_NONE: it may): plain exported numbers, not an object of them, because
+ * the request path compares against them for every node it walks, and V8 folds an imported
+ * `const` number into the code while a property of a constants object stays a load.
+ */
+/** It may. */
+export const BAR_NONE = 0;
+/** Removed by a reload. */
+export const BAR_RETIRED = 1;
+/** Cordoned by an operator. */
+export const BAR_CORDONED = 2;
+/** It does not serve the door at all (a subscription, no [websocket] table). */
+export const BAR_CLOSED_DOOR = 3;
+/** Penalized, and the work does not fail open. */
+export const BAR_PENALIZED = 4;
+/** No price for the work's method. */
+export const BAR_UNPRICED = 5;
+/** Usage past the spillover threshold. */
+export const BAR_OVER_QUOTA = 6;
+export type Bar =
+  | typeof BAR_NONE
+  | typeof BAR_RETIRED
+  | typeof BAR_CORDONED
+  | typeof BAR_CLOSED_DOOR
+  | typeof BAR_PENALIZED
+  | typeof BAR_UNPRICED
+  | typeof BAR_OVER_QUOTA;
 
-/** Where the work comes from: its door decides which limits it takes. */
-export const Door = {
-  /** An HTTP or WebSocket request, or a batch element: a permit and a rate token. */
-  request: 0,
-  /** A WebSocket subscribe call: a rate token, no permit (it holds no HTTP connection). */
-  subscription: 1,
-} as const;
-export type Door = (typeof Door)[keyof typeof Door];
+// Where the work comes from: its door decides which limits it takes.
+/** An HTTP or WebSocket request, or a batch element: a permit and a rate token. */
+export const DOOR_REQUEST = 0;
+/** A WebSocket subscribe call: a rate token, no permit (it holds no HTTP connection). */
+export const DOOR_SUBSCRIPTION = 1;
+export type Door = typeof DOOR_REQUEST | typeof DOOR_SUBSCRIPTION;
 
 /** `takeLimits`: the node had no concurrency permit free. */
 export const SATURATED = -1;
 
 /** Whether the node serves `door` at all (static: its config, not its state now). */
 export function servesDoor(node: UpstreamNode, door: Door): boolean {
-  return door === Door.request || node.config.pricing.websocket !== undefined;
+  return door === DOOR_REQUEST || node.config.pricing.websocket !== undefined;
 }
 
 /**
@@ -72,18 +86,18 @@ export function nodeBar(
   failOpen: boolean,
   penalizedOnDoor = false,
 ): Bar {
-  if (node.retired) return Bar.retired;
-  if (node.cordoned) return Bar.cordoned;
-  if (!servesDoor(node, door)) return Bar.closedDoor;
-  if (!failOpen && (penalizedOnDoor || node.penalty.isActive(penaltyAt))) return Bar.penalized;
-  return Bar.none;
+  if (node.retired) return BAR_RETIRED;
+  if (node.cordoned) return BAR_CORDONED;
+  if (!servesDoor(node, door)) return BAR_CLOSED_DOOR;
+  if (!failOpen && (penalizedOnDoor || node.penalty.isActive(penaltyAt))) return BAR_PENALIZED;
+  return BAR_NONE;
 }
 
 /** Stage 2, one piece of work priced `cost` (UNPRICED: the node has no price for it). */
 export function workBar(node: UpstreamNode, cost: number): Bar {
-  if (cost === UNPRICED) return Bar.unpriced;
-  if (node.usage.used > node.config.spilloverThreshold) return Bar.overQuota;
-  return Bar.none;
+  if (cost === UNPRICED) return BAR_UNPRICED;
+  if (node.usage.used > node.config.spilloverThreshold) return BAR_OVER_QUOTA;
+  return BAR_NONE;
 }
 
 /** Stages 1 and 2 for one piece of work: why `node` may not take it now, or `none`. */
@@ -96,23 +110,23 @@ export function eligibility(
   penalizedOnDoor = false,
 ): Bar {
   const bar = nodeBar(node, door, now, failOpen, penalizedOnDoor);
-  return bar === Bar.none ? workBar(node, cost) : bar;
+  return bar === BAR_NONE ? workBar(node, cost) : bar;
 }
 
 /** Bars a walk passes over without counting a skip: the node is simply not in rotation. */
 export function passedOver(bar: Bar): boolean {
-  return bar === Bar.retired || bar === Bar.cordoned;
+  return bar === BAR_RETIRED || bar === BAR_CORDONED;
 }
 
 /** The skip metric (rpc_node_skipped_total reason) a bar counts; -1: none, it is passed over. */
 export function skipReasonOf(bar: Bar): number {
   switch (bar) {
-    case Bar.closedDoor:
-    case Bar.unpriced:
+    case BAR_CLOSED_DOOR:
+    case BAR_UNPRICED:
       return SkipReason.methodUnsupported;
-    case Bar.penalized:
+    case BAR_PENALIZED:
       return SkipReason.penalized;
-    case Bar.overQuota:
+    case BAR_OVER_QUOTA:
       return SkipReason.quotaExhausted;
     default:
       return -1;
@@ -132,7 +146,7 @@ export function takeLimits(
   door: Door,
   permitHeld: boolean,
 ): number {
-  const takesPermit = door === Door.request && !permitHeld;
+  const takesPermit = door === DOOR_REQUEST && !permitHeld;
   if (takesPermit && !node.permits.tryAcquire()) {
     node.crowded++;
     return SATURATED;

@@ -7,7 +7,7 @@
  * upstream-subscriptions.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { Door, servesDoor } from '../routing/eligibility.js';
+import { DOOR_SUBSCRIPTION, servesDoor } from '../routing/eligibility.js';
 import { SharedSubscription, type Subscriber } from './shared-subscription.js';
 import { StreamFilter } from './stream-filter.js';
 import type { Family, SubscribeMethod } from './subscription-methods.js';
@@ -195,7 +195,7 @@ export class SubscriptionHub {
   #noNode(method: string): { code: number; message: string } {
     const priced = this.options.route
       .table()
-      .ranked.some((node) => !node.retired && servesDoor(node, Door.subscription));
+      .ranked.some((node) => !node.retired && servesDoor(node, DOOR_SUBSCRIPTION));
     const message = priced
       ? `No node can take ${method} now; retry later`
       : "No node takes WebSocket subscriptions: add a [websocket] table to a node's price list";

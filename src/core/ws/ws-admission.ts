@@ -14,7 +14,18 @@
  */
 import { SkipReason } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
-import { Bar, Door, eligibility, skipReasonOf, takeLimits } from '../routing/eligibility.js';
+import {
+  BAR_CLOSED_DOOR,
+  BAR_CORDONED,
+  BAR_NONE,
+  BAR_OVER_QUOTA,
+  BAR_PENALIZED,
+  BAR_RETIRED,
+  DOOR_SUBSCRIPTION,
+  eligibility,
+  skipReasonOf,
+  takeLimits,
+} from '../routing/eligibility.js';
 import type { RoutingTable } from '../routing/routing-table.js';
 
 /** Where a subscription can go now. */
@@ -51,19 +62,19 @@ export function placeSubscription(
       const penalizedOnDoor = !failOpen && isSocketPenalized(node, now);
       const bar = eligibility(
         node,
-        Door.subscription,
+        DOOR_SUBSCRIPTION,
         now,
         failOpen,
         subscribePrice(node),
         penalizedOnDoor,
       );
-      if (bar !== Bar.none) {
+      if (bar !== BAR_NONE) {
         const skip = skipReasonOf(bar);
         if (skip !== -1) node.metrics.skip(skip);
-        if (bar === Bar.penalized) sawPenalized = true;
+        if (bar === BAR_PENALIZED) sawPenalized = true;
         continue;
       }
-      const wait = takeLimits(node, now, Door.subscription, false);
+      const wait = takeLimits(node, now, DOOR_SUBSCRIPTION, false);
       if (wait > 0) {
         node.metrics.skip(SkipReason.rateLimit);
         if (wait < minWait) minWait = wait;
@@ -80,15 +91,15 @@ export function placeSubscription(
  * would not take it now (never failing open: a move is voluntary, the old socket still works).
  */
 export function reasonToLeave(node: UpstreamNode, now: number): LeaveReason | undefined {
-  switch (eligibility(node, Door.subscription, now, false, subscribePrice(node))) {
-    case Bar.retired:
-    case Bar.closedDoor:
+  switch (eligibility(node, DOOR_SUBSCRIPTION, now, false, subscribePrice(node))) {
+    case BAR_RETIRED:
+    case BAR_CLOSED_DOOR:
       return 'removed';
-    case Bar.cordoned:
+    case BAR_CORDONED:
       return 'cordoned';
-    case Bar.penalized:
+    case BAR_PENALIZED:
       return 'penalized';
-    case Bar.overQuota:
+    case BAR_OVER_QUOTA:
       return 'over_quota';
     default:
       return undefined;
