@@ -31,9 +31,9 @@ import { SkipReason } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 
 /*
- * Why a node may not take new work now (BAR_NONE: it may): plain exported numbers, not an object of them, because
- * the request path compares against them for every node it walks, and V8 folds an imported
- * `const` number into the code while a property of a constants object stays a load.
+ * Why a node may not take new work now (BAR_NONE: it may). Plain exported numbers rather than
+ * an object of them: the request path compares against them for every node it walks, and V8
+ * folds an imported `const` number into the code while an object's property stays a load.
  */
 /** It may. */
 export const BAR_NONE = 0;
