@@ -12,6 +12,7 @@ export const WS_FAILOVER_REASONS = [
   'stalled',
   'penalized',
   'over_quota',
+  'cordoned',
   'removed',
   'reconfigured',
 ] as const;

@@ -4,7 +4,8 @@
  * (a single request, a batch's elements grouped per node, hedged reads, writes), so the rule
  * that decides where money is spent exists once.
  *
- * Per node, in this order (docs/routing.md, "How a request is routed"):
+ * Per node, in this order (docs/routing.md, "How a request is routed"); the checks themselves
+ * are the one eligibility rule (eligibility.ts), which WebSocket placement asks too:
  *   retired by a reload / cordoned / tried by every candidate → pass over silently
  *   penalized (unless the request fails open)             → skip: penalized
  *   per candidate: the node prices its method              → else skip: method_unsupported
@@ -17,10 +18,20 @@
  */
 import type { Clock } from '../clock.js';
 import { priceOf } from '../config/price-list.js';
-import { UNPRICED } from '../config/types.js';
 import { SkipReason, type ProxyMetrics } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { Attempt } from './attempt.js';
+import {
+  BAR_OVER_QUOTA,
+  BAR_PENALIZED,
+  BAR_UNPRICED,
+  DOOR_REQUEST,
+  nodeBar,
+  passedOver,
+  SATURATED,
+  takeLimits,
+  workBar,
+} from './eligibility.js';
 import type { RoutingTable } from './routing-table.js';
 import type { TriedNodes } from './tried-nodes.js';
 
@@ -91,12 +102,14 @@ export function admit(
   permitHeld = false,
 ): Attempt | undefined {
   let attempt: Attempt | undefined;
-  const first = node.retired || node.cordoned ? -1 : firstUntried(node, group);
+  // A held permit was waited for after this round judged the node: no second penalty check.
+  const bar = nodeBar(node, DOOR_REQUEST, round.startedAt, permitHeld || round.failOpen);
+  const first = passedOver(bar) ? -1 : firstUntried(node, group);
   if (first === -1) {
     if (permitHeld) node.permits.release();
     return undefined;
   }
-  if (!permitHeld && !round.failOpen && node.penalty.isActive(round.startedAt)) {
+  if (bar === BAR_PENALIZED) {
     node.metrics.skip(SkipReason.penalized);
     round.sawPenalized = true;
     return undefined;
@@ -109,32 +122,29 @@ export function admit(
     const candidate = group.candidate(i);
     if (candidate === undefined || (i !== first && candidate.tried.includes(node))) continue;
     const cost = priceOf(node.config.pricing, candidate.methodId);
-    if (cost === UNPRICED) {
+    const work = workBar(node, cost);
+    if (work === BAR_UNPRICED) {
       candidate.tried.push(node);
       unsupported = true;
       continue;
     }
-    if (node.usage.used > node.config.spilloverThreshold) {
+    if (work === BAR_OVER_QUOTA) {
       node.metrics.skip(SkipReason.quotaExhausted);
       candidate.tried.push(node);
       break;
     }
-    if (attempt === undefined) {
-      if (!node.permits.tryAcquire()) {
-        node.crowded++;
-        node.metrics.skip(SkipReason.saturated);
-        round.firstSaturated ??= node;
-        break;
-      }
-      attempt = new Attempt(node);
+    const wait = takeLimits(node, now, DOOR_REQUEST, attempt !== undefined);
+    if (wait === SATURATED) {
+      node.metrics.skip(SkipReason.saturated);
+      round.firstSaturated ??= node;
+      break;
     }
-    node.wanted++;
-    const wait = node.takeToken(now);
     if (wait > 0) {
       node.metrics.skip(SkipReason.rateLimit);
       if (wait < round.minWait) round.minWait = wait;
       break;
     }
+    attempt ??= new Attempt(node);
     node.usage.add(cost);
     attempt.credits += cost;
     attempt.taken++;

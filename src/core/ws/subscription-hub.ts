@@ -7,6 +7,7 @@
  * upstream-subscriptions.ts.
  */
 import { randomBytes } from 'node:crypto';
+import { DOOR_SUBSCRIPTION, servesDoor } from '../routing/eligibility.js';
 import { SharedSubscription, type Subscriber } from './shared-subscription.js';
 import { StreamFilter } from './stream-filter.js';
 import type { Family, SubscribeMethod } from './subscription-methods.js';
@@ -134,7 +135,12 @@ export class SubscriptionHub {
     subscriber.pendingSubscribes = 0;
   }
 
-  /** Moves subscriptions off nodes that are penalized, over quota, removed or re-pointed. */
+  /**
+   * Moves subscriptions off nodes that would not take them now (reasonToLeave: penalized, over
+   * quota, cordoned, removed) or that a reload re-pointed. The gateway calls it every tickMs,
+   * which is how a cordon or a penalty set anywhere (the admin API, a worker told by the primary,
+   * the HTTP path) reaches the subscriptions without the setter knowing about them.
+   */
   tick(): void {
     const now = this.options.route.clock.now();
     for (const sub of [...this.#byKey.values()]) {
@@ -189,7 +195,7 @@ export class SubscriptionHub {
   #noNode(method: string): { code: number; message: string } {
     const priced = this.options.route
       .table()
-      .ranked.some((node) => !node.retired && node.config.pricing.websocket !== undefined);
+      .ranked.some((node) => !node.retired && servesDoor(node, DOOR_SUBSCRIPTION));
     const message = priced
       ? `No node can take ${method} now; retry later`
       : "No node takes WebSocket subscriptions: add a [websocket] table to a node's price list";

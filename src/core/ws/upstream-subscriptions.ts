@@ -1,10 +1,11 @@
 /**
  * The upstream side of the shared subscriptions (subscription-hub.ts keeps the client side):
  * a subscription is placed on a node (ws-admission.ts) and bound to the id the node answered;
- * when its socket drops or stalls, or its node is penalized, over quota or removed, it moves to
- * the next eligible node with its client ids unchanged, and a gap left by a broken socket is
- * filled (gap-fill.ts). No node to move to: its clients are closed with 1013 (1012 when cascade
- * is shutting down) — never 1000, after which web3.js and kit stop silently.
+ * when its socket drops or stalls, or its node is penalized, over quota, cordoned or removed, it
+ * moves to the next eligible node with its client ids unchanged, and a gap left by a broken
+ * socket is filled (gap-fill.ts). No node to move to after a broken socket: its clients are
+ * closed with 1013 (1012 when cascade is shutting down) — never 1000, after which web3.js and
+ * kit stop silently; a voluntary move with nowhere to go leaves the subscription where it is.
  */
 import type { Logger } from 'pino';
 import type { UpstreamNode } from '../node/upstream-node.js';
@@ -141,15 +142,18 @@ export class UpstreamSubscriptions {
   }
 
   /**
-   * Moves `sub` to another node. With `alive`, its socket still works (penalty, quota, reload):
-   * it keeps streaming until the new subscription exists, and stays if none can be made. A
-   * broken socket leaves a gap, filled before live notifications resume.
+   * Moves `sub` to another node. With `alive`, its socket still works (penalty, quota, cordon,
+   * reload): it keeps streaming until the new subscription exists, and stays if none can be
+   * made (the hub's next tick tries again). A broken socket leaves a gap, filled before live
+   * notifications resume. A failover is counted once the subscription has left the node: at
+   * once for a broken socket, after the new subscription exists for a live one — so a move
+   * retried tick after tick while no node can take it is not counted each time.
    */
   async move(sub: SharedSubscription, reason: string, alive: boolean): Promise<void> {
     const old = sub.socket;
     if (sub.state !== 'active' || old === undefined) return;
     sub.state = 'moving';
-    this.pool.failedOver(old.node, reason);
+    if (!alive) this.pool.failedOver(old.node, reason);
     const oldKey = sub.upstreamKey;
     if (!alive) {
       sub.socket = undefined;
@@ -169,7 +173,10 @@ export class UpstreamSubscriptions {
       sub.release();
       return this.#giveUp(sub);
     }
-    if (alive) this.#unbindFrom(sub, old, oldKey);
+    if (alive) {
+      this.pool.failedOver(old.node, reason);
+      this.#unbindFrom(sub, old, oldKey);
+    }
     sub.state = 'active';
     if (!alive) await this.#fill(sub);
     if (sub.filter.finished) this.end(sub, true);

@@ -1,18 +1,31 @@
 /**
- * Where a subscription goes: the same admission rules as a request (docs/routing.md §2), walked
- * in the same ranked order — tier, then measured latency — through the same node state:
+ * Where a subscription goes, and when it must leave: the one eligibility rule of every door
+ * (routing/eligibility.ts), walked in the same ranked order as a request — tier, then measured
+ * latency — through the same node state:
  *
- *   retired by a reload, or excluded (it just failed this subscription) → pass over
- *   penalized, by its HTTP traffic or a failed socket (unless failing open) → skip: penalized
- *   its price list has no [websocket] table                               → skip: method_unsupported
- *   usage past the spillover threshold                                    → skip: quota_exhausted
- *   a rate token (a subscribe call counts against rps_limit)              → skip: rate_limit
+ *   retired by a reload, cordoned, or excluded (it just failed here) → pass over
+ *   its price list has no [websocket] table                         → skip: method_unsupported
+ *   penalized, by HTTP traffic or a failed socket (unless failing open) → skip: penalized
+ *   usage past the spillover threshold                              → skip: quota_exhausted
+ *   a rate token (a subscribe call counts against rps_limit)        → skip: rate_limit
  *
- * No concurrency permit is taken: a subscription holds no HTTP connection. The subscribe
- * price is booked by the caller when it sends the call.
+ * No concurrency permit is taken (the subscription door's limits): a subscription holds no
+ * HTTP connection. The subscribe price is booked by the caller when it sends the call.
  */
 import { SkipReason } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
+import {
+  BAR_CLOSED_DOOR,
+  BAR_CORDONED,
+  BAR_NONE,
+  BAR_OVER_QUOTA,
+  BAR_PENALIZED,
+  BAR_RETIRED,
+  DOOR_SUBSCRIPTION,
+  eligibility,
+  skipReasonOf,
+  takeLimits,
+} from '../routing/eligibility.js';
 import type { RoutingTable } from '../routing/routing-table.js';
 
 /** Where a subscription can go now. */
@@ -22,6 +35,14 @@ export type Placement =
   | { readonly kind: 'wait'; readonly ms: number }
   /** No node can take it. */
   | { readonly kind: 'none' };
+
+/** Why a subscription leaves its node (label `reason` of cascade_ws_failovers_total). */
+export type LeaveReason = 'removed' | 'cordoned' | 'penalized' | 'over_quota';
+
+/** The price of a subscribe call on `node` (0 when it has no [websocket] table). */
+function subscribePrice(node: UpstreamNode): number {
+  return node.config.pricing.websocket?.subscribe ?? 0;
+}
 
 /** Picks a node for a subscription now (taking its rate token), or says why none. */
 export function placeSubscription(
@@ -37,21 +58,23 @@ export function placeSubscription(
   for (const failOpen of [false, true]) {
     if (failOpen && (!mayFailOpen || !sawPenalized || minWait !== Infinity)) break;
     for (const node of table.ranked) {
-      if (node.retired || excluded.includes(node)) continue;
-      if (node.config.pricing.websocket === undefined) {
-        node.metrics.skip(SkipReason.methodUnsupported);
+      if (excluded.includes(node)) continue;
+      const penalizedOnDoor = !failOpen && isSocketPenalized(node, now);
+      const bar = eligibility(
+        node,
+        DOOR_SUBSCRIPTION,
+        now,
+        failOpen,
+        subscribePrice(node),
+        penalizedOnDoor,
+      );
+      if (bar !== BAR_NONE) {
+        const skip = skipReasonOf(bar);
+        if (skip !== -1) node.metrics.skip(skip);
+        if (bar === BAR_PENALIZED) sawPenalized = true;
         continue;
       }
-      if (!failOpen && (node.penalty.isActive(now) || isSocketPenalized(node, now))) {
-        node.metrics.skip(SkipReason.penalized);
-        sawPenalized = true;
-        continue;
-      }
-      if (node.usage.used > node.config.spilloverThreshold) {
-        node.metrics.skip(SkipReason.quotaExhausted);
-        continue;
-      }
-      const wait = node.takeToken(now);
+      const wait = takeLimits(node, now, DOOR_SUBSCRIPTION, false);
       if (wait > 0) {
         node.metrics.skip(SkipReason.rateLimit);
         if (wait < minWait) minWait = wait;
@@ -63,14 +86,22 @@ export function placeSubscription(
   return minWait === Infinity ? { kind: 'none' } : { kind: 'wait', ms: minWait };
 }
 
-/** Why an active subscription must leave its node now, or undefined when it may stay. */
-export function reasonToLeave(
-  node: UpstreamNode,
-  now: number,
-): 'removed' | 'over_quota' | 'penalized' | undefined {
-  if (node.retired) return 'removed';
-  if (node.config.pricing.websocket === undefined) return 'removed';
-  if (node.usage.used > node.config.spilloverThreshold) return 'over_quota';
-  if (node.penalty.isActive(now)) return 'penalized';
-  return undefined;
+/**
+ * Why an active subscription must leave its node now, or undefined when it may stay: the node
+ * would not take it now (never failing open: a move is voluntary, the old socket still works).
+ */
+export function reasonToLeave(node: UpstreamNode, now: number): LeaveReason | undefined {
+  switch (eligibility(node, DOOR_SUBSCRIPTION, now, false, subscribePrice(node))) {
+    case BAR_RETIRED:
+    case BAR_CLOSED_DOOR:
+      return 'removed';
+    case BAR_CORDONED:
+      return 'cordoned';
+    case BAR_PENALIZED:
+      return 'penalized';
+    case BAR_OVER_QUOTA:
+      return 'over_quota';
+    default:
+      return undefined;
+  }
 }
