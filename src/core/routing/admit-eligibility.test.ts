@@ -18,7 +18,10 @@ afterEach(() => nodes.close());
 
 /** A group of candidates with method ids `methodIds`, recording what was taken. */
 function group(...methodIds: number[]): CandidateGroup & { taken: number[] } {
-  const candidates: Candidate[] = methodIds.map((methodId) => ({ methodId, tried: new TriedNodes() }));
+  const candidates: Candidate[] = methodIds.map((methodId) => ({
+    methodId,
+    tried: new TriedNodes(),
+  }));
   const taken: number[] = [];
   return {
     size: candidates.length,
