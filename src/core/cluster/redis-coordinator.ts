@@ -154,6 +154,7 @@ export class RedisCoordinator {
         period: node.period,
         delta: batch.deltas.get(node.name) ?? 0,
         floor: this.ledger.floor(node.name),
+        floorLife: this.ledger.floorLife(node.name),
         epoch: this.ledger.epoch(node.name),
         wantedRps: demand.rps,
         wantedConcurrent: demand.concurrent,
@@ -191,7 +192,7 @@ export class RedisCoordinator {
     for (const node of nodes) {
       const state = result.nodes.get(node.name);
       if (state === undefined) continue;
-      this.ledger.settle(node.name, { used: state.used, epoch: state.epoch });
+      this.ledger.settle(node.name, { used: state.used, epoch: state.epoch, life: result.life });
       const gates = this.#gatesOf(node.name);
       const rps = gates.rps.next(splitLimit(node.rpsLimit, state.rpsDemand).get(me) ?? 0);
       const concurrent = gates.concurrent.next(
