@@ -263,17 +263,71 @@ describe.skipIf(missing !== undefined)('a usage total Redis lost heals', () => {
     expect(stored(prefix)).toBe(11);
   });
 
-  it('SIGTERM sends the last usage; kill -9 loses at most what was not synced', async () => {
+  it('SIGTERM hands over the last usage and releases the reserve: exact', async () => {
     redis = await startRedis();
     const prefix = `h${++prefixCount}`;
     const a = await member('a', prefix);
     const b = await member('b', prefix);
     a.book(3);
+    await a.sync();
+    a.book(2);
     b.book(4);
-    await a.stop();
     await b.sync();
-    b.book(2);
-    b.crash();
-    expect(stored(prefix)).toBe(7);
+    expect(reserves(prefix)).toEqual({ a: 6, b: 8 });
+    await a.stop();
+    await b.stop();
+    expect(stored(prefix)).toBe(9);
+    expect(reserves(prefix)).toEqual({});
+  });
+
+  it('kill -9: what the replica booked and never sent counts, rounded up to its reserve', async () => {
+    redis = await startRedis();
+    const prefix = `h${++prefixCount}`;
+    const a = await member('a', prefix);
+    const b = await member('b', prefix);
+    a.book(6);
+    await a.sync(); // a holds 12 ahead
+    a.book(4); // the node saw 10; Redis has 6
+    a.crash();
+    const reader = await RedisStore.connect(clusterConfig('reader', prefix), () => undefined);
+    expect(await whenConnected(reader, 5000)).toBe(true);
+    // Once a's heartbeat has expired (the lease, in Redis's time), its reserve counts.
+    await until(async () => (await reader.read([{ name: 'n', period: PERIOD }]))[0] === 18);
+    reader.close();
+    await until(async () => {
+      await b.sync();
+      return stored(prefix) === 18;
+    });
+    expect(Object.keys(reserves(prefix))).not.toContain('a');
+  });
+
+  it('a replica restarted under the same name counts its earlier self’s reserve at once', async () => {
+    redis = await startRedis();
+    const prefix = `h${++prefixCount}`;
+    const a = await member('a', prefix);
+    a.book(5);
+    await a.sync();
+    a.book(1);
+    a.crash();
+    const again = await member('a', prefix, { used: 5, periodStart: PERIOD });
+    await again.sync();
+    expect(stored(prefix)).toBe(15); // 5 sent + 10 held: ≥ the 6 the node saw
+    expect(reserves(prefix)).toEqual({});
   });
 });
+
+async function until(done: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('gave up waiting');
+}
+
+/** The reserve each member holds in Redis for node n. */
+function reserves(prefix: string): Record<string, number> {
+  const flat = redis!.cli('HGETALL', `${prefix}:reserve:n:${PERIOD}`).split('\n').filter(Boolean);
+  const out: Record<string, number> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = Number(flat[i + 1]!.split(',')[0]);
+  return out;
+}

@@ -79,7 +79,17 @@ export async function faultRound(
   const fleet: Replica[] = [];
   try {
     for (const id of ['a', 'b'])
-      fleet.push(await startReplica({ id, redisUrl: redis.url, nodes: [node], prefix }));
+      // The default lease: a replica reconnecting to a restarted Redis has a whole lease to
+      // claim its reserve again before Redis counts it as spent (the reconnect backs off to 1 s).
+      fleet.push(
+        await startReplica({
+          id,
+          redisUrl: redis.url,
+          nodes: [node],
+          prefix,
+          cluster: { leaseTtlMs: 3000 },
+        }),
+      );
     const seen = (): number => mock.stats().requests;
     const stop = load(fleet);
     await until('load before the fault', () => seen() >= PHASE);

@@ -26,6 +26,8 @@ export interface NodeSync {
   /** The Redis life (run_id) `floor` was seen in; '-' when unknown. */
   readonly floorLife: string;
   readonly epoch: number;
+  /** Credits this replica may spend before its next sync, held in Redis against a kill -9. */
+  readonly reserve: number;
   /** Recent demand: rate tokens wanted per second, and requests wanted in flight. */
   readonly wantedRps: number;
   readonly wantedConcurrent: number;
@@ -123,25 +125,20 @@ export class RedisStore {
   }
 
   /**
-   * One sync: books batch `seq` of `nodes`' deltas (once, however often it is sent), heartbeats
-   * `member`, reads totals, members and demand.
+   * One sync: books batch `seq` of `nodes`' deltas (once, however often it is sent), sets the
+   * reserves of this incarnation of `member`, heartbeats it, reads totals, members and demand.
    */
   async sync(
-    member: string,
+    member: { readonly id: string; readonly incarnation: string },
     leaseTtlMs: number,
     seq: number,
     nodes: readonly NodeSync[],
   ): Promise<SyncResult> {
-    const args: Array<string | number> = [this.#prefix, member, leaseTtlMs, nodes.length, seq];
+    const args: Array<string | number> = [this.#prefix, member.id, leaseTtlMs, nodes.length, seq];
+    args.push(member.incarnation);
     for (const node of nodes) {
-      args.push(
-        keyName(node.name),
-        node.period,
-        node.delta,
-        node.floor,
-        node.floorLife,
-        node.epoch,
-      );
+      const { name, period, delta, floor, floorLife, epoch, reserve } = node;
+      args.push(keyName(name), period, delta, floor, floorLife, epoch, reserve);
       args.push(Math.round(node.wantedRps * 100) / 100, node.wantedConcurrent);
     }
     const reply = JSON.parse(String(await this.#eval(SYNC_SCRIPT, args))) as [

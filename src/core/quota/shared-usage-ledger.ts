@@ -27,6 +27,8 @@ class SharedCounter implements UsageCounter {
   pending = 0;
   /** Sent, not acknowledged yet. */
   sending = 0;
+  /** Sent and acknowledged, in the period (with pending and sending: all booked here). */
+  acknowledged = 0;
   epoch = 0;
   /** The store life `base` was acknowledged in; UNKNOWN_LIFE when restored from quotas.json. */
   life = UNKNOWN_LIFE;
@@ -78,6 +80,7 @@ export class SharedUsageLedger extends CounterLedger<SharedCounter> implements U
   reset(name: string): void {
     const counter = this.counterOf(name);
     counter.base = counter.pending = counter.sending = counter.saved = 0;
+    counter.acknowledged = 0;
     counter.epoch++;
   }
 
@@ -90,7 +93,7 @@ export class SharedUsageLedger extends CounterLedger<SharedCounter> implements U
     const unsent = entry.unsent ?? 0;
     counter.base = entry.used - unsent;
     counter.pending = unsent;
-    counter.sending = 0;
+    counter.sending = counter.acknowledged = 0;
     counter.life = UNKNOWN_LIFE;
     counter.saved = entry.saved ?? 0;
     this.setPeriodStart(name, entry.periodStart);
@@ -189,8 +192,22 @@ export class SharedUsageLedger extends CounterLedger<SharedCounter> implements U
     } else {
       counter.base = Math.max(counter.base + counter.sending, total.used);
     }
+    counter.acknowledged += counter.sending;
     counter.sending = 0;
     if (total.life !== undefined) counter.life = total.life;
+  }
+
+  /** Every credit booked here for `name` in its period (the pace of the reserve). */
+  bookedHere(name: string): number {
+    const counter = this.counters.get(name);
+    return counter === undefined ? 0 : counter.acknowledged + counter.sending + counter.pending;
+  }
+
+  /** True when everything booked here has been acknowledged by the store. */
+  allAcknowledged(): boolean {
+    if (this.#batch !== undefined) return false;
+    for (const counter of this.counters.values()) if (counter.pending !== 0) return false;
+    return true;
   }
 
   /** Credits booked here the store has not acknowledged, per node (for metrics). */
