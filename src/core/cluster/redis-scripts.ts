@@ -45,7 +45,6 @@ const SYNC_NODE_ARGS = 9;
 export const SYNC_SCRIPT = `
 local prefix, me, ttl, count, seq = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local incarnation = ARGV[6]
-local life = string.match(redis.call('INFO', 'server'), 'run_id:(%w+)')
 -- A batch is applied once: a resend after a lost reply carries the same number.
 local seq_key = prefix .. ':seq:' .. me
 local applied = tonumber(redis.call('GET', seq_key) or '0')
@@ -65,13 +64,18 @@ for i = 1, #all, 2 do
     expired[#expired + 1] = all[i]
   end
 end
+-- This Redis life: its run_id, new at every restart. Where INFO is not allowed (some managed
+-- Redis), the life is a key of its own, new when Redis comes back empty (a restart from a
+-- snapshot then goes unseen).
+local info = redis.pcall('INFO', 'server')
+local run_id = type(info) == 'string' and string.match(info, 'run_id:(%w+)') or nil
 local life_key = prefix .. ':life'
-local life_start = nil
+local record_life, record_start = nil, nil
 local life_record = redis.call('GET', life_key)
-if life_record then
-  local record_life, record_start = string.match(life_record, '^(%w+) (%d+)$')
-  if record_life == life then life_start = tonumber(record_start) end
-end
+if life_record then record_life, record_start = string.match(life_record, '^(%w+) (%d+)$') end
+local life = run_id or record_life or (t[1] .. 'x' .. t[2])
+local life_start = nil
+if record_life == life then life_start = tonumber(record_start) end
 if life_start == nil then
   life_start = now
   redis.call('SET', life_key, life .. ' ' .. now)
