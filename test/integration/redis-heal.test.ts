@@ -162,6 +162,24 @@ describe.skipIf(missing !== undefined)('a usage total Redis lost heals', () => {
     expect([a.ledger.counter('n').used, b.ledger.counter('n').used]).toEqual([25, 25]);
   });
 
+  it('where Redis refuses INFO in scripts, an empty restart heals the same', async () => {
+    redis = await startRedis(['--rename-command', 'INFO', '']);
+    const prefix = `h${++prefixCount}`;
+    const a = await member('a', prefix);
+    const b = await member('b', prefix);
+    a.book(10);
+    await a.sync();
+    b.book(5);
+    await b.sync();
+    await redis.kill();
+    a.book(7);
+    b.book(3);
+    await redis.start();
+    await a.sync();
+    await b.sync();
+    expect(stored(prefix)).toBe(25);
+  });
+
   it('restarted empty twice, and then from the other side first', async () => {
     redis = await startRedis();
     const prefix = `h${++prefixCount}`;

@@ -36,16 +36,14 @@ export interface RedisServer {
   cli(...args: string[]): string;
 }
 
-async function launch(port: number, dir: string): Promise<ChildProcess> {
+async function launch(port: number, dir: string, extra: readonly string[]): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
     // `--save ''`: no automatic snapshots; a start loads `dir`/dump.rdb only if a test SAVEd it.
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'].concat([
-      '--dir',
-      dir,
-      '--dbfilename',
-      'dump.rdb',
-    ]),
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'].concat(
+      ['--dir', dir, '--dbfilename', 'dump.rdb'],
+      extra,
+    ),
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   await new Promise<void>((resolve, reject) => {
@@ -70,11 +68,11 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Starts redis-server on a free port. */
-export async function startRedis(): Promise<RedisServer> {
+/** Starts redis-server on a free port; `extra` are more redis-server arguments. */
+export async function startRedis(extra: readonly string[] = []): Promise<RedisServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'cascade-redis-'));
-  let child: ChildProcess | undefined = await launch(port, dir);
+  let child: ChildProcess | undefined = await launch(port, dir, extra);
   const server: RedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -88,7 +86,7 @@ export async function startRedis(): Promise<RedisServer> {
     async start(options) {
       if (child) return;
       if (!options?.fromSnapshot) rmSync(join(dir, 'dump.rdb'), { force: true });
-      child = await launch(port, dir);
+      child = await launch(port, dir, extra);
     },
     snapshot() {
       const reply = server.cli('SAVE');
