@@ -1,9 +1,13 @@
 /**
  * A real redis-server (Debian's package, installed by .ci/run) started by a test: on a free
- * loopback port, without persistence, stopped by PID. Tests that need it call `redisOrSkip`
- * and skip, saying why, when the binary is missing.
+ * loopback port, without persistence (a snapshot only when the test asks for one, in a temp
+ * directory of its own), stopped by PID. Tests that need it call `redisUnavailable` and skip,
+ * saying why, when the binary is missing.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './free-port.js';
 
 /** Why Redis tests cannot run here, or undefined when they can. */
@@ -23,16 +27,23 @@ export interface RedisServer {
   restart(): Promise<void>;
   /** Kills it; `start` brings it back empty. */
   kill(): Promise<void>;
-  start(): Promise<void>;
+  /** Starts it again: empty, or with the data of the last `snapshot` (an older state). */
+  start(options?: { fromSnapshot?: boolean }): Promise<void>;
+  /** Writes what it holds now to its snapshot file (SAVE), for a later `start`. */
+  snapshot(): void;
   stop(): Promise<void>;
   /** Runs a redis-cli command against it; stdout. */
   cli(...args: string[]): string;
 }
 
-async function launch(port: number): Promise<ChildProcess> {
+async function launch(port: number, dir: string, extra: readonly string[]): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    // `--save ''`: no automatic snapshots; a start loads `dir`/dump.rdb only if a test SAVEd it.
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'].concat(
+      ['--dir', dir, '--dbfilename', 'dump.rdb'],
+      extra,
+    ),
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   await new Promise<void>((resolve, reject) => {
@@ -57,10 +68,11 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Starts redis-server on a free port. */
-export async function startRedis(): Promise<RedisServer> {
+/** Starts redis-server on a free port; `extra` are more redis-server arguments. */
+export async function startRedis(extra: readonly string[] = []): Promise<RedisServer> {
   const port = await freePort();
-  let child: ChildProcess | undefined = await launch(port);
+  const dir = mkdtempSync(join(tmpdir(), 'cascade-redis-'));
+  let child: ChildProcess | undefined = await launch(port, dir, extra);
   const server: RedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -71,8 +83,14 @@ export async function startRedis(): Promise<RedisServer> {
       dying.kill('SIGKILL');
       await exited(dying);
     },
-    async start() {
-      if (!child) child = await launch(port);
+    async start(options) {
+      if (child) return;
+      if (!options?.fromSnapshot) rmSync(join(dir, 'dump.rdb'), { force: true });
+      child = await launch(port, dir, extra);
+    },
+    snapshot() {
+      const reply = server.cli('SAVE');
+      if (reply !== 'OK') throw new Error(`redis SAVE failed: ${reply}`);
     },
     async restart() {
       await server.kill();
@@ -80,6 +98,7 @@ export async function startRedis(): Promise<RedisServer> {
     },
     async stop() {
       await server.kill();
+      rmSync(dir, { recursive: true, force: true });
     },
     cli(...args) {
       const run = spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });

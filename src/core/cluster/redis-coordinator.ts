@@ -9,10 +9,12 @@
  * kept for `lease_ttl_ms`, then each limit falls back to `fallback_fraction` of it (by default
  * split by the members last seen). Usage booked meanwhile is kept and sent on reconnect.
  */
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock, ClockTimer } from '../clock.js';
 import type { ClusterConfig } from '../config/types.js';
 import type { ClusterSample } from '../metrics.js';
+import { ReservationPace } from '../quota/reservation-pace.js';
 import type { SharedUsageLedger } from '../quota/shared-usage-ledger.js';
 import type { NodeSync, RedisStore, SyncResult } from './redis-store.js';
 import { ShareGate, smoothDemand, splitLimit } from './shares.js';
@@ -62,6 +64,10 @@ export class RedisCoordinator {
   #fallback = false;
   /** Smoothed demand per node: what this replica tells the others it wants. */
   readonly #wanted = new Map<string, { rps: number; concurrent: number }>();
+  /** Spending per node, which sizes the reserve held against a kill -9. */
+  readonly #paces = new Map<string, ReservationPace>();
+  /** This process among the members of its name: a restart under the same name is another. */
+  readonly #member: { readonly id: string; readonly incarnation: string };
 
   constructor(
     private readonly store: RedisStore,
@@ -72,6 +78,7 @@ export class RedisCoordinator {
     private readonly logger: Logger,
   ) {
     this.#lastDemandAt = clock.now();
+    this.#member = { id: cluster.replicaId, incarnation: randomBytes(6).toString('hex') };
   }
 
   /**
@@ -101,8 +108,14 @@ export class RedisCoordinator {
     this.#timer?.cancel();
     await this.#running;
     const deadline = this.clock.now() + STOP_SYNC_MS;
-    while (!(await this.#sync()) && this.clock.now() < deadline) {
-      await this.clock.sleep(this.cluster.syncIntervalMs);
+    // Stopped, a sync releases the reserves. A batch outstanding when the stop began goes
+    // first, as it was; then one more carries what was booked since.
+    for (let acknowledged = 0; acknowledged < 2;) {
+      if (await this.#sync()) {
+        acknowledged++;
+        if (this.ledger.allAcknowledged()) break;
+      } else if (this.clock.now() >= deadline) break;
+      else await this.clock.sleep(this.cluster.syncIntervalMs);
     }
     this.store.close();
   }
@@ -154,19 +167,16 @@ export class RedisCoordinator {
         period: node.period,
         delta: batch.deltas.get(node.name) ?? 0,
         floor: this.ledger.floor(node.name),
+        floorLife: this.ledger.floorLife(node.name),
         epoch: this.ledger.epoch(node.name),
+        reserve: this.#reserve(node.name),
         wantedRps: demand.rps,
         wantedConcurrent: demand.concurrent,
       };
     });
     let result: SyncResult;
     try {
-      result = await this.store.sync(
-        this.cluster.replicaId,
-        this.cluster.leaseTtlMs,
-        batch.seq,
-        request,
-      );
+      result = await this.store.sync(this.#member, this.cluster.leaseTtlMs, batch.seq, request);
     } catch (err) {
       // The batch stays as it is, to be sent again under its number.
       this.#failed(err as Error);
@@ -174,6 +184,17 @@ export class RedisCoordinator {
     }
     this.#succeeded(nodes, result);
     return true;
+  }
+
+  /** Credits to hold ahead for `name` until the next sync (none once stopping). */
+  #reserve(name: string): number {
+    let pace = this.#paces.get(name);
+    if (pace === undefined) {
+      pace = new ReservationPace();
+      this.#paces.set(name, pace);
+    }
+    const reserve = pace.next(this.ledger.bookedHere(name));
+    return this.#stopped ? 0 : reserve;
   }
 
   #succeeded(nodes: readonly CoordinatedNode[], result: SyncResult): void {
@@ -191,7 +212,7 @@ export class RedisCoordinator {
     for (const node of nodes) {
       const state = result.nodes.get(node.name);
       if (state === undefined) continue;
-      this.ledger.settle(node.name, { used: state.used, epoch: state.epoch });
+      this.ledger.settle(node.name, { used: state.used, epoch: state.epoch, life: result.life });
       const gates = this.#gatesOf(node.name);
       const rps = gates.rps.next(splitLimit(node.rpsLimit, state.rpsDemand).get(me) ?? 0);
       const concurrent = gates.concurrent.next(

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ClusterConfig } from '../config/types.js';
+import { READ_SCRIPT, RESET_SCRIPT, SYNC_SCRIPT } from './redis-scripts.js';
 import type { Demand } from './shares.js';
 
 /** What one replica sends for one node at a sync. */
@@ -22,7 +23,11 @@ export interface NodeSync {
   readonly delta: number;
   /** The highest total this replica has seen (heals a key Redis lost) in `epoch`. */
   readonly floor: number;
+  /** The Redis life (run_id) `floor` was seen in; '-' when unknown. */
+  readonly floorLife: string;
   readonly epoch: number;
+  /** Credits this replica may spend before its next sync, held in Redis against a kill -9. */
+  readonly reserve: number;
   /** Recent demand: rate tokens wanted per second, and requests wanted in flight. */
   readonly wantedRps: number;
   readonly wantedConcurrent: number;
@@ -41,72 +46,9 @@ export interface SyncResult {
   /** Live members (this replica included). */
   readonly members: readonly string[];
   readonly nodes: ReadonlyMap<string, NodeState>;
+  /** Which redis-server process answered (its run_id: a restart is a new life). */
+  readonly life: string;
 }
-
-/** Usage keys expire well after their billing period (a month and a bit). */
-const USAGE_TTL_MS = 40 * 24 * 3600 * 1000;
-
-const SYNC_SCRIPT = `
-local prefix, me, ttl, count, seq = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
--- A batch is applied once: a resend after a lost reply carries the same number.
-local seq_key = prefix .. ':seq:' .. me
-local applied = tonumber(redis.call('GET', seq_key) or '0')
-local fresh = seq > applied
-if fresh then redis.call('SET', seq_key, seq, 'PX', ${USAGE_TTL_MS}) end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local members_key = prefix .. ':members'
-redis.call('HSET', members_key, me, now + ttl)
-local all = redis.call('HGETALL', members_key)
-local alive, expired = {}, {}
-for i = 1, #all, 2 do
-  if tonumber(all[i + 1]) >= now then alive[#alive + 1] = all[i] else expired[#expired + 1] = all[i] end
-end
-if #expired > 0 then redis.call('HDEL', members_key, unpack(expired)) end
-redis.call('PEXPIRE', members_key, ttl * 10)
-local nodes = {}
-for n = 0, count - 1 do
-  local at = 6 + n * 7
-  local name, period = ARGV[at], ARGV[at + 1]
-  local delta, floor, epoch = tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4])
-  local ukey = prefix .. ':usage:' .. name .. ':' .. period
-  local ekey = prefix .. ':epoch:' .. name .. ':' .. period
-  local stored_epoch = tonumber(redis.call('GET', ekey) or '0')
-  local current = tonumber(redis.call('GET', ukey) or '0')
-  -- Redis lost the key (restart without persistence): heal it from what replicas saw.
-  if epoch == stored_epoch and current < floor then redis.call('SET', ukey, floor) end
-  local used = tonumber(redis.call('GET', ukey) or '0')
-  if fresh and delta ~= 0 then used = redis.call('INCRBY', ukey, delta) end
-  redis.call('PEXPIRE', ukey, ${USAGE_TTL_MS})
-  local dkey = prefix .. ':demand:' .. name
-  redis.call('HSET', dkey, me, ARGV[at + 5] .. ',' .. ARGV[at + 6])
-  if #expired > 0 then redis.call('HDEL', dkey, unpack(expired)) end
-  redis.call('PEXPIRE', dkey, ttl * 10)
-  nodes[#nodes + 1] = { name, used, stored_epoch, redis.call('HGETALL', dkey) }
-end
-return cjson.encode({ alive, nodes })
-`;
-
-const RESET_SCRIPT = `
-local prefix, count = ARGV[1], tonumber(ARGV[2])
-for n = 0, count - 1 do
-  local name, period = ARGV[3 + n * 2], ARGV[4 + n * 2]
-  redis.call('DEL', prefix .. ':usage:' .. name .. ':' .. period)
-  redis.call('INCR', prefix .. ':epoch:' .. name .. ':' .. period)
-  redis.call('PEXPIRE', prefix .. ':epoch:' .. name .. ':' .. period, ${USAGE_TTL_MS})
-end
-return count
-`;
-
-const READ_SCRIPT = `
-local prefix, count = ARGV[1], tonumber(ARGV[2])
-local out = {}
-for n = 0, count - 1 do
-  local name, period = ARGV[3 + n * 2], ARGV[4 + n * 2]
-  out[#out + 1] = tonumber(redis.call('GET', prefix .. ':usage:' .. name .. ':' .. period) or '0')
-end
-return out
-`;
 
 /** The part of the Redis client this store uses (node-redis). */
 interface RedisClient {
@@ -183,23 +125,26 @@ export class RedisStore {
   }
 
   /**
-   * One sync: books batch `seq` of `nodes`' deltas (once, however often it is sent), heartbeats
-   * `member`, reads totals, members and demand.
+   * One sync: books batch `seq` of `nodes`' deltas (once, however often it is sent), sets the
+   * reserves of this incarnation of `member`, heartbeats it, reads totals, members and demand.
    */
   async sync(
-    member: string,
+    member: { readonly id: string; readonly incarnation: string },
     leaseTtlMs: number,
     seq: number,
     nodes: readonly NodeSync[],
   ): Promise<SyncResult> {
-    const args: Array<string | number> = [this.#prefix, member, leaseTtlMs, nodes.length, seq];
+    const args: Array<string | number> = [this.#prefix, member.id, leaseTtlMs, nodes.length, seq];
+    args.push(member.incarnation);
     for (const node of nodes) {
-      args.push(keyName(node.name), node.period, node.delta, node.floor, node.epoch);
+      const { name, period, delta, floor, floorLife, epoch, reserve } = node;
+      args.push(keyName(name), period, delta, floor, floorLife, epoch, reserve);
       args.push(Math.round(node.wantedRps * 100) / 100, node.wantedConcurrent);
     }
     const reply = JSON.parse(String(await this.#eval(SYNC_SCRIPT, args))) as [
       string[],
       Array<[string, number, number, string[] | Record<string, never>]>,
+      string,
     ];
     const states = new Map<string, NodeState>();
     reply[1].forEach(([, used, epoch, flat], i) => {
@@ -207,7 +152,7 @@ export class RedisStore {
       const { rps, concurrent } = demandsOf(Array.isArray(flat) ? flat : []);
       states.set(nodes[i]!.name, { used, epoch, rpsDemand: rps, concurrentDemand: concurrent });
     });
-    return { members: Array.isArray(reply[0]) ? reply[0] : [], nodes: states };
+    return { members: Array.isArray(reply[0]) ? reply[0] : [], nodes: states, life: reply[2] };
   }
 
   /** Zeroes the usage of `nodes` in their periods (a new epoch every replica sees). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatQuotaFile, parseQuotaFile } from './quota-format.js';
-import { SharedUsageLedger } from './shared-usage-ledger.js';
+import { SharedUsageLedger, UNKNOWN_LIFE } from './shared-usage-ledger.js';
 
 const DAY = '2026-12-01';
 
@@ -168,5 +168,28 @@ describe('SharedUsageLedger', () => {
 
   it('refuses a period start that is not a calendar day', () => {
     expect(() => ledgerWith().setPeriodStart('a', '2026-02-30')).toThrow(/2026-02-30/);
+  });
+
+  it('sends its floor with the store life it was acknowledged in, so the store can tell a lost one', () => {
+    const ledger = ledgerWith('a');
+    expect([ledger.floor('a'), ledger.floorLife('a')]).toEqual([0, UNKNOWN_LIFE]);
+    ledger.counter('a').add(4);
+    ledger.takeDeltas();
+    ledger.settle('a', { used: 10, epoch: 0, life: 'L1' });
+    ledger.acknowledge();
+    expect([ledger.floor('a'), ledger.floorLife('a')]).toEqual([10, 'L1']);
+    // A primary's totals carry no life: the floor keeps the one it had.
+    ledger.settle('a', { used: 12, epoch: 0 });
+    expect([ledger.floor('a'), ledger.floorLife('a')]).toEqual([12, 'L1']);
+    // Redis restarted: the next acknowledged total is of the new life.
+    ledger.settle('a', { used: 15, epoch: 0, life: 'L2' });
+    expect([ledger.floor('a'), ledger.floorLife('a')]).toEqual([15, 'L2']);
+  });
+
+  it('a floor restored from quotas.json is of no known life', () => {
+    const ledger = ledgerWith('a');
+    ledger.settle('a', { used: 3, epoch: 0, life: 'L1' });
+    ledger.restore('a', { used: 9, periodStart: DAY, unsent: 2 });
+    expect([ledger.floor('a'), ledger.floorLife('a')]).toEqual([7, UNKNOWN_LIFE]);
   });
 });

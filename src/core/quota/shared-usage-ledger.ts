@@ -7,7 +7,9 @@
  *
  * The acknowledged total is a floor: a store that lost data (Redis restarted empty) can never
  * make usage go backwards here, except across an epoch — a reset (billing period, or an
- * operator's `quota reset`) that the store announces by a new epoch number.
+ * operator's `quota reset`) that the store announces by a new epoch number. The floor is sent
+ * back with the store's *life* it was acknowledged in, so the store can tell a floor it lost
+ * (heal it) from one it still holds (redis-scripts.ts).
  */
 import {
   CounterLedger,
@@ -25,7 +27,11 @@ class SharedCounter implements UsageCounter {
   pending = 0;
   /** Sent, not acknowledged yet. */
   sending = 0;
+  /** Sent and acknowledged, in the period (with pending and sending: all booked here). */
+  acknowledged = 0;
   epoch = 0;
+  /** The store life `base` was acknowledged in; UNKNOWN_LIFE when restored from quotas.json. */
+  life = UNKNOWN_LIFE;
   /** Saved by this process's cache (kept per process, not shared through the store). */
   saved = 0;
   /** Of `saved`, what a worker has not reported to its primary yet. */
@@ -47,11 +53,16 @@ class SharedCounter implements UsageCounter {
   }
 }
 
+/** A floor whose store life is not known (restored from quotas.json, or never synced). */
+export const UNKNOWN_LIFE = '-';
+
 /** One node's fleet total as the store acknowledged it. */
 export interface SharedTotal {
   readonly used: number;
   /** Resets seen by the store; a new epoch makes a lower total legitimate. */
   readonly epoch: number;
+  /** Which life of the store said it (Redis: its run_id); absent from a primary. */
+  readonly life?: string;
 }
 
 /** A ledger whose counters track the fleet's usage through periodic syncs. */
@@ -69,6 +80,7 @@ export class SharedUsageLedger extends CounterLedger<SharedCounter> implements U
   reset(name: string): void {
     const counter = this.counterOf(name);
     counter.base = counter.pending = counter.sending = counter.saved = 0;
+    counter.acknowledged = 0;
     counter.epoch++;
   }
 
@@ -81,7 +93,8 @@ export class SharedUsageLedger extends CounterLedger<SharedCounter> implements U
     const unsent = entry.unsent ?? 0;
     counter.base = entry.used - unsent;
     counter.pending = unsent;
-    counter.sending = 0;
+    counter.sending = counter.acknowledged = 0;
+    counter.life = UNKNOWN_LIFE;
     counter.saved = entry.saved ?? 0;
     this.setPeriodStart(name, entry.periodStart);
   }
@@ -162,6 +175,11 @@ export class SharedUsageLedger extends CounterLedger<SharedCounter> implements U
     return this.counters.get(name)?.base ?? 0;
   }
 
+  /** The store life `floor(name)` was acknowledged in (UNKNOWN_LIFE before any). */
+  floorLife(name: string): string {
+    return this.counters.get(name)?.life ?? UNKNOWN_LIFE;
+  }
+
   /**
    * The store acknowledged what was sent: `total` is the fleet's usage including it. Within an
    * epoch usage never goes backwards; a new epoch (a reset elsewhere) is taken as it comes.
@@ -174,7 +192,22 @@ export class SharedUsageLedger extends CounterLedger<SharedCounter> implements U
     } else {
       counter.base = Math.max(counter.base + counter.sending, total.used);
     }
+    counter.acknowledged += counter.sending;
     counter.sending = 0;
+    if (total.life !== undefined) counter.life = total.life;
+  }
+
+  /** Every credit booked here for `name` in its period (the pace of the reserve). */
+  bookedHere(name: string): number {
+    const counter = this.counters.get(name);
+    return counter === undefined ? 0 : counter.acknowledged + counter.sending + counter.pending;
+  }
+
+  /** True when everything booked here has been acknowledged by the store. */
+  allAcknowledged(): boolean {
+    if (this.#batch !== undefined) return false;
+    for (const counter of this.counters.values()) if (counter.pending !== 0) return false;
+    return true;
   }
 
   /** Credits booked here the store has not acknowledged, per node (for metrics). */
