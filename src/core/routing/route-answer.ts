@@ -114,6 +114,14 @@ export function unfitForMessage(
   } else if (startsWithBrace(body, true) || (status < 300 && body.length === 0)) {
     return undefined;
   }
+  return notJsonRpc(status);
+}
+
+/**
+ * The error for an upstream answer whose bytes are not JSON-RPC (an HTML page, a bare status):
+ * the one wording, wherever such an answer must travel as a JSON-RPC message.
+ */
+export function notJsonRpc(status: number): RouteFailure {
   return failure(
     502,
     RPC_ERROR.serverError,
