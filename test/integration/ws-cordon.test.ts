@@ -41,6 +41,21 @@ function upstreamOn(harness: WsHarness, name: string): number {
   return harness.mocks[name]!.ws.stats().subscriptions;
 }
 
+/** viem `watchBlockNumber` on cascade's socket: the numbers it reports and its errors. */
+function watchBlocks(harness: WsHarness): { blocks: number[]; errors: unknown[] } {
+  const viem = createPublicClient({ chain: mainnet, transport: webSocket(harness.wsUrl) });
+  cleanups.push(async () => (await viem.transport.getRpcClient()).close());
+  const blocks: number[] = [];
+  const errors: unknown[] = [];
+  cleanups.push(
+    viem.watchBlockNumber({
+      onBlockNumber: (n) => blocks.push(Number(n)),
+      onError: (e) => errors.push(e),
+    }),
+  );
+  return { blocks, errors };
+}
+
 /** Consecutive integers from the first, each once. */
 function contiguous(values: readonly number[]): number[] {
   return Array.from({ length: values.length }, (_, i) => values[0]! + i);
@@ -54,16 +69,7 @@ describe('cordon over WebSocket', () => {
     const slots: number[] = [];
     const listener = connection.onSlotChange((info) => slots.push(info.slot));
     cleanups.push(() => connection.removeSlotChangeListener(listener));
-    const viem = createPublicClient({ chain: mainnet, transport: webSocket(harness.wsUrl) });
-    cleanups.push(async () => (await viem.transport.getRpcClient()).close());
-    const blocks: number[] = [];
-    const errors: unknown[] = [];
-    cleanups.push(
-      viem.watchBlockNumber({
-        onBlockNumber: (n) => blocks.push(Number(n)),
-        onError: (e) => errors.push(e),
-      }),
-    );
+    const { blocks, errors } = watchBlocks(harness);
     // A raw client on the same slot stream shows the id a client holds across the move.
     const raw = await ws.open();
     const { result: rawId } = await raw.call('slotSubscribe');
@@ -109,16 +115,7 @@ describe('cordon over WebSocket', () => {
       server: { adminPort: 0 },
     });
     const { chain } = harness;
-    const viem = createPublicClient({ chain: mainnet, transport: webSocket(harness.wsUrl) });
-    cleanups.push(async () => (await viem.transport.getRpcClient()).close());
-    const blocks: number[] = [];
-    const errors: unknown[] = [];
-    cleanups.push(
-      viem.watchBlockNumber({
-        onBlockNumber: (n) => blocks.push(Number(n)),
-        onError: (e) => errors.push(e),
-      }),
-    );
+    const { blocks, errors } = watchBlocks(harness);
     const raw = await ws.open();
     const { result: rawId } = await raw.call('eth_subscribe', ['newHeads']);
     // viem and the raw client share one upstream subscription: wait for both to hold it.

@@ -7,40 +7,32 @@
  * how the bytes travel. routing/route-answer.ts is the same for requests that were routed.
  */
 import { RequestOutcome } from '../metrics.js';
-import { ERROR_MESSAGE, RPC_ERROR, errorJson } from '../protocol/error-body.js';
+import { ERROR_MESSAGE, RPC_ERROR } from '../protocol/error-body.js';
 import type { RequestProblem } from '../protocol/rpc-request.js';
+import { failure, failureJson, type RouteFailure } from '../routing/route-answer.js';
 
-/** A request cascade refuses to route: HTTP status, JSON-RPC error, outcome. */
-export interface Refusal {
-  readonly status: number;
-  readonly code: number;
-  readonly message: string;
-  readonly outcome: number;
-}
+/** A request cascade refuses to route: HTTP status, JSON-RPC error, outcome (as a RouteFailure). */
+export type Refusal = RouteFailure;
 
-/** EIP-1474 "Limit exceeded". */
-const LIMIT_EXCEEDED = -32005;
-
-function refusal(status: number, code: number, message: string, outcome: number): Refusal {
-  return Object.freeze({ status, code, message, outcome });
-}
+/** EIP-1474 "Limit exceeded" (also what a socket over its subscription limit is answered). */
+export const LIMIT_EXCEEDED = -32005;
 
 /** Not JSON, or JSON that is not a request object (or a batch of them). */
-export const PARSE_ERROR = refusal(
+export const PARSE_ERROR = failure(
   400,
   RPC_ERROR.parseError,
   ERROR_MESSAGE.parseError,
   RequestOutcome.badRequest,
 );
 /** `[]`: a batch of nothing (JSON-RPC 2.0 §6: one Invalid Request error). */
-export const EMPTY_BATCH = refusal(
+export const EMPTY_BATCH = failure(
   400,
   RPC_ERROR.invalidRequest,
   ERROR_MESSAGE.invalidRequest,
   RequestOutcome.badRequest,
 );
 /** A socket batch naming a subscribe or unsubscribe method: its answer could not be ordered. */
-export const SUBSCRIBE_IN_BATCH = refusal(
+export const SUBSCRIBE_IN_BATCH = failure(
   400,
   RPC_ERROR.invalidRequest,
   'Subscribe and unsubscribe calls cannot be batched; send each as its own message',
@@ -54,7 +46,7 @@ export function parseRefusal(problem: RequestProblem): Refusal {
 
 /** A batch over `[server] max_batch_size`. */
 export function batchTooLarge(size: number, max: number): Refusal {
-  return refusal(
+  return failure(
     400,
     RPC_ERROR.invalidRequest,
     `Batch of ${size} requests exceeds the limit of ${max} (server.max_batch_size)`,
@@ -64,7 +56,7 @@ export function batchTooLarge(size: number, max: number): Refusal {
 
 /** An HTTP body over `[server] max_body_bytes` (a socket message that big closes with 1009). */
 export function bodyTooLarge(maxBytes: number): Refusal {
-  return refusal(
+  return failure(
     413,
     RPC_ERROR.invalidRequest,
     `Request body exceeds the ${maxBytes}-byte limit (server.max_body_bytes)`,
@@ -74,7 +66,7 @@ export function bodyTooLarge(maxBytes: number): Refusal {
 
 /** A socket message over `[server] ws_max_messages_per_second`. */
 export function tooManyMessages(limit: number): Refusal {
-  return refusal(
+  return failure(
     429,
     LIMIT_EXCEEDED,
     `Too many messages: at most ${limit} per second on one connection (server.ws_max_messages_per_second)`,
@@ -84,5 +76,5 @@ export function tooManyMessages(limit: number): Refusal {
 
 /** The refusal as the JSON-RPC error text a client reads, under `idJson` (written as sent). */
 export function refusalJson(refused: Refusal, idJson: string): string {
-  return errorJson(refused.code, refused.message, idJson);
+  return failureJson(refused, idJson);
 }

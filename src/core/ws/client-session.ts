@@ -22,6 +22,7 @@ import {
 } from '../protocol/rpc-request.js';
 import { INTERNAL_ERROR, batchAnswerOf } from '../routing/route-answer.js';
 import {
+  LIMIT_EXCEEDED,
   SUBSCRIBE_IN_BATCH,
   batchTooLarge,
   parseRefusal,
@@ -41,8 +42,6 @@ import type { GatewayContext } from './gateway-context.js';
 /** Policy violation (RFC 6455 §7.4.1): the client reads too slowly. */
 export const CLOSE_POLICY_VIOLATION = 1008;
 const TEXT_FRAME = { binary: false } as const;
-/** EIP-1474 "Limit exceeded". */
-const LIMIT_EXCEEDED = -32005;
 
 /** A connected client. */
 export class ClientSession implements Subscriber {
