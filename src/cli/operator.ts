@@ -59,7 +59,7 @@ export function declareOperator(program: Command): void {
         .command(verb)
         .description(
           verb === 'cordon'
-            ? 'no new requests go to NAME (in-flight ones finish); kept across reloads, cleared by uncordon or a restart'
+            ? 'no new requests go to NAME (in-flight ones finish) and its WebSocket subscriptions move to other nodes; kept across reloads, cleared by uncordon or a restart'
             : 'put NAME back in rotation',
         )
         .argument('<name>', 'node name'),

@@ -21,7 +21,7 @@ export async function runNodeCordon(
   if (options.json) io.out(renderJson(result));
   else if (on)
     io.out(
-      `${name} cordoned: no new requests go to it (in-flight ones finish) until \`cascade node uncordon ${name}\` or a restart`,
+      `${name} cordoned: no new requests go to it (in-flight ones finish) and its subscriptions move to other nodes, until \`cascade node uncordon ${name}\` or a restart`,
     );
   else io.out(`${name} uncordoned: back in rotation`);
   return 0;

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WsSnapshot } from './metrics.js';
+import { GAP_FILL_KINDS } from './ws/gap-fill.js';
 
 /** Why subscriptions leave a node (label `reason` of cascade_ws_failovers_total). */
 export const WS_FAILOVER_REASONS = [
@@ -17,7 +18,7 @@ export const WS_FAILOVER_REASONS = [
   'reconfigured',
 ] as const;
 /** Streams that have a gap fill (label `kind` of cascade_ws_gap_fills_total). */
-export const WS_GAP_FILL_KINDS = ['signature', 'newHeads', 'evmLogs', 'account'] as const;
+export const WS_GAP_FILL_KINDS = GAP_FILL_KINDS;
 /** Why an upgrade is refused (label `reason` of cascade_ws_rejected_upgrades_total). */
 export const WS_REJECT_REASONS = ['ip_limit', 'path', 'origin', 'shutting_down'] as const;
 
@@ -128,7 +129,7 @@ export function registerWsMetrics(registry: Registry, read: () => WsSnapshot): v
   );
   counter(
     'cascade_ws_gap_fill_notifications_total',
-    'Notifications sent by gap fills after failovers',
+    'Notifications sent by gap fills after subscription moves',
     (s) => s.gapFillNotifications,
   );
   labelled(
@@ -140,7 +141,7 @@ export function registerWsMetrics(registry: Registry, read: () => WsSnapshot): v
   );
   labelled(
     'cascade_ws_gap_fills_total',
-    'Gap fills run after a failover, by stream kind',
+    'Gap fills run after a subscription move, by stream kind',
     'kind',
     WS_GAP_FILL_KINDS,
     (s) => s.gapFills,

@@ -15,11 +15,12 @@ export async function startWs(
     readonly wsTuning?: Partial<WsTuning> | undefined;
   },
 ): Promise<WsGateway> {
-  const { listener, route, cache } = server.upgradeTarget;
+  const { listener, route, cache, counts } = server.upgradeTarget;
   const ws = await WsGateway.start({
     listener,
     route,
     cache,
+    counts,
     registry: options.registry,
     logger: options.logger,
     server: server.config.server,

@@ -60,7 +60,7 @@ describe('cascade status', { timeout: 60_000 }, () => {
     const cordon = await runCli(['node', 'cordon', 'Helius-1'], { cwd: demo.dir.dir });
     expect(cordon.code).toBe(0);
     expect(cordon.stdout).toBe(
-      'Helius-1 cordoned: no new requests go to it (in-flight ones finish) until `cascade node uncordon Helius-1` or a restart\n',
+      'Helius-1 cordoned: no new requests go to it (in-flight ones finish) and its subscriptions move to other nodes, until `cascade node uncordon Helius-1` or a restart\n',
     );
     await sendRequests(demo.url, 3);
     const cordoned = await statusJson(demo.dir.dir);

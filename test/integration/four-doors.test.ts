@@ -114,125 +114,114 @@ async function counter(
   return metricValue(await (await fetch(`${stage.url}/metrics`)).text(), name, labels);
 }
 
-const SCENARIOS: readonly Scenario[] = [
-  {
-    name: 'spillover: tier 1 past its spillover threshold, tier 2 serves',
-    // monthly 10 at 95 % → threshold 9; the warm-up books 10.
-    nodes: [node('a', 1, { monthlyLimit: 10, prices: { getAccountInfo: 10 } }), node('b', 2)],
-    method: 'getAccountInfo',
-    params: [ACCOUNT],
-    async prepare(run) {
-      await run.warmUp('warm');
-      expect(run.stage.nodes.a!.count('getAccountInfo')).toBe(1);
-    },
+/** The counters a request served by `name` moves: a cache miss, one attempt, `credits` booked. */
+function servedBy(name: string, method: string, credits: number): Record<string, number> {
+  return { [cached(method, 'miss')]: 1, [attempts(name)]: 1, [used(name)]: credits };
+}
+
+/** Requests 1 and 2, both answered by a's one call: the second one was a cache `how`. */
+function onceForTwo(method: string, credits: number, how: 'hit' | 'coalesced') {
+  return {
+    answers: [nodeAnswer('a', method, 1), nodeAnswer('a', method, 2)],
+    received: { a: 1, b: 0 },
+    metrics: { ...servedBy('a', method, credits), [cached(method, how)]: 1, [saved('a')]: credits },
+  };
+}
+
+/** The request most scenarios send. */
+const ACCOUNT_INFO = { method: 'getAccountInfo', params: [ACCOUNT] };
+
+/**
+ * A getAccountInfo scenario in which `a` (tier 1) is passed over — counted as a skip for
+ * `skipped`, when given — and b (tier 2) serves, at 1 credit.
+ */
+function bServes(
+  name: string,
+  a: DoorNodeSpec,
+  skipped: string | undefined,
+  prepare: NonNullable<Scenario['prepare']>,
+): Scenario {
+  return {
+    name,
+    nodes: [a, node('b', 2)],
+    ...ACCOUNT_INFO,
+    prepare,
     answers: [nodeAnswer('b', 'getAccountInfo', 7)],
     received: { a: 0, b: 1 },
     metrics: {
-      [cached('getAccountInfo', 'miss')]: 1,
-      [skips('a', 'quota_exhausted')]: 1,
-      [attempts('b')]: 1,
-      [used('b')]: 1,
+      ...servedBy('b', 'getAccountInfo', 1),
+      ...(skipped === undefined ? {} : { [skips('a', skipped)]: 1 }),
     },
-  },
+  };
+}
+
+/** Prepares with one warm-up request over HTTP, which a must have received. */
+async function warmUpOnA(run: Run): Promise<void> {
+  await run.warmUp('warm');
+  expect(run.stage.nodes.a!.count('getAccountInfo')).toBe(1);
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  bServes(
+    'spillover: tier 1 past its spillover threshold, tier 2 serves',
+    // monthly 10 at 95 % → threshold 9; the warm-up books 10.
+    node('a', 1, { monthlyLimit: 10, prices: { getAccountInfo: 10 } }),
+    'quota_exhausted',
+    warmUpOnA,
+  ),
   {
     name: 'quota threshold: usage exactly at the threshold still serves (skipped only past it)',
     // monthly 20 at 95 % → threshold 19; the warm-up books exactly 19.
     nodes: [node('a', 1, { monthlyLimit: 20, prices: { getAccountInfo: 19 } }), node('b', 2)],
-    method: 'getAccountInfo',
-    params: [ACCOUNT],
+    ...ACCOUNT_INFO,
     async prepare(run) {
       await run.warmUp('warm');
     },
     answers: [nodeAnswer('a', 'getAccountInfo', 7)],
     received: { a: 1, b: 0 },
-    metrics: {
-      [cached('getAccountInfo', 'miss')]: 1,
-      [attempts('a')]: 1,
-      [used('a')]: 19,
-    },
+    metrics: servedBy('a', 'getAccountInfo', 19),
   },
-  {
-    name: 'limit skip: a node out of rate tokens (rps_limit) is skipped',
+  bServes(
+    'limit skip: a node out of rate tokens (rps_limit) is skipped',
     // The ManualClock never refills the one token the warm-up spends.
-    nodes: [node('a', 1, { rpsLimit: 1 }), node('b', 2)],
-    method: 'getAccountInfo',
-    params: [ACCOUNT],
-    async prepare(run) {
-      await run.warmUp('warm');
-      expect(run.stage.nodes.a!.count('getAccountInfo')).toBe(1);
-    },
-    answers: [nodeAnswer('b', 'getAccountInfo', 7)],
-    received: { a: 0, b: 1 },
-    metrics: {
-      [cached('getAccountInfo', 'miss')]: 1,
-      [skips('a', 'rate_limit')]: 1,
-      [attempts('b')]: 1,
-      [used('b')]: 1,
-    },
-  },
+    node('a', 1, { rpsLimit: 1 }),
+    'rate_limit',
+    warmUpOnA,
+  ),
   {
-    name: 'limit skip: a node at max_concurrent is skipped',
-    nodes: [node('a', 1, { maxConcurrent: 1 }), node('b', 2)],
-    method: 'getAccountInfo',
-    params: [ACCOUNT],
-    async prepare(run) {
-      const a = run.stage.nodes.a!;
-      a.setMode('hold');
-      held = run.warmUp('warm');
-      await until(() => a.held === 1, 'the warm-up holds a’s one permit');
-    },
+    ...bServes(
+      'limit skip: a node at max_concurrent is skipped',
+      node('a', 1, { maxConcurrent: 1 }),
+      'saturated',
+      async (run) => {
+        const a = run.stage.nodes.a!;
+        a.setMode('hold');
+        held = run.warmUp('warm');
+        await until(() => a.held === 1, 'the warm-up holds a’s one permit');
+      },
+    ),
     async finish(run) {
       run.stage.nodes.a!.release();
       await held;
     },
-    answers: [nodeAnswer('b', 'getAccountInfo', 7)],
-    received: { a: 0, b: 1 },
-    metrics: {
-      [cached('getAccountInfo', 'miss')]: 1,
-      [skips('a', 'saturated')]: 1,
-      [attempts('b')]: 1,
-      [used('b')]: 1,
-    },
   },
-  {
-    name: 'cordon: a node cordoned through the admin API gets nothing',
-    nodes: [node('a', 1), node('b', 2)],
-    method: 'getAccountInfo',
-    params: [ACCOUNT],
-    async prepare(run) {
+  bServes(
+    'cordon: a node cordoned through the admin API gets nothing',
+    node('a', 1),
+    undefined,
+    async (run) => {
       const response = await fetch(`${run.stage.admin}/admin/nodes/a/cordon`, { method: 'POST' });
       expect(await response.json()).toEqual({ node: 'a', cordoned: true });
     },
-    answers: [nodeAnswer('b', 'getAccountInfo', 7)],
-    received: { a: 0, b: 1 },
-    metrics: {
-      [cached('getAccountInfo', 'miss')]: 1,
-      [attempts('b')]: 1,
-      [used('b')]: 1,
-    },
-  },
-  {
-    name: 'penalty: a penalized node is skipped',
-    nodes: [node('a', 1), node('b', 2)],
-    method: 'getAccountInfo',
-    params: [ACCOUNT],
-    async prepare(run) {
-      // "Node is behind" is the node's fault: a is penalized (5 s that never pass here).
-      const a = run.stage.nodes.a!;
-      a.setMode('behind');
-      await run.warmUp('warm');
-      a.setMode('answer');
-      expect(run.stage.nodes.b!.count('getAccountInfo')).toBe(1);
-    },
-    answers: [nodeAnswer('b', 'getAccountInfo', 7)],
-    received: { a: 0, b: 1 },
-    metrics: {
-      [cached('getAccountInfo', 'miss')]: 1,
-      [skips('a', 'penalized')]: 1,
-      [attempts('b')]: 1,
-      [used('b')]: 1,
-    },
-  },
+  ),
+  bServes('penalty: a penalized node is skipped', node('a', 1), 'penalized', async (run) => {
+    // "Node is behind" is the node's fault: a is penalized (5 s that never pass here).
+    const a = run.stage.nodes.a!;
+    a.setMode('behind');
+    await run.warmUp('warm');
+    a.setMode('answer');
+    expect(run.stage.nodes.b!.count('getAccountInfo')).toBe(1);
+  }),
   {
     name: 'latency strategy: a latency method goes to the fastest node, not the cheapest tier',
     nodes: [
@@ -253,17 +242,12 @@ const SCENARIOS: readonly Scenario[] = [
     },
     answers: [nodeAnswer('fast', 'getLatestBlockhash', 7)],
     received: { slow: 0, fast: 1 },
-    metrics: {
-      [cached('getLatestBlockhash', 'miss')]: 1,
-      [attempts('fast')]: 1,
-      [used('fast')]: 1,
-    },
+    metrics: servedBy('fast', 'getLatestBlockhash', 1),
   },
   {
     name: 'hedge: the first node holds the answer, the hedge answers',
     nodes: [node('a', 1), node('b', 2)],
-    method: 'getAccountInfo',
-    params: [ACCOUNT],
+    ...ACCOUNT_INFO,
     // Every hedgeable request earns a whole hedge: the first one may be hedged.
     routing: routingWith({ getAccountInfo: { hedgeAfterMs: 50 } }, { hedgeMaxShare: 1 }),
     prepare(run) {
@@ -294,13 +278,11 @@ const SCENARIOS: readonly Scenario[] = [
     answers: [nodeAnswer('b', 'getAccountInfo', 7)],
     received: { a: 1, b: 1 },
     metrics: {
-      [cached('getAccountInfo', 'miss')]: 1,
+      ...servedBy('b', 'getAccountInfo', 1),
       [hedges('sent')]: 1,
       [hedges('won')]: 1,
       [hedges('cancelled')]: 1,
-      [attempts('b')]: 1,
       [used('a')]: 1,
-      [used('b')]: 1,
     },
   },
   {
@@ -314,21 +296,12 @@ const SCENARIOS: readonly Scenario[] = [
       const second = await run.door.send(run.request(2));
       return [first, second];
     },
-    answers: [nodeAnswer('a', 'getGenesisHash', 1), nodeAnswer('a', 'getGenesisHash', 2)],
-    received: { a: 1, b: 0 },
-    metrics: {
-      [cached('getGenesisHash', 'miss')]: 1,
-      [cached('getGenesisHash', 'hit')]: 1,
-      [attempts('a')]: 1,
-      [used('a')]: 3,
-      [saved('a')]: 3,
-    },
+    ...onceForTwo('getGenesisHash', 3, 'hit'),
   },
   {
     name: 'coalescing: two identical requests in flight make one upstream call',
     nodes: [node('a', 1, { prices: { getAccountInfo: 2 } }), node('b', 2)],
-    method: 'getAccountInfo',
-    params: [ACCOUNT],
+    ...ACCOUNT_INFO,
     cache: CACHE_ON,
     prepare(run) {
       run.stage.nodes.a!.setMode('hold');
@@ -350,21 +323,12 @@ const SCENARIOS: readonly Scenario[] = [
       a.release();
       return Promise.all([first, second]);
     },
-    answers: [nodeAnswer('a', 'getAccountInfo', 1), nodeAnswer('a', 'getAccountInfo', 2)],
-    received: { a: 1, b: 0 },
-    metrics: {
-      [cached('getAccountInfo', 'miss')]: 1,
-      [cached('getAccountInfo', 'coalesced')]: 1,
-      [attempts('a')]: 1,
-      [used('a')]: 2,
-      [saved('a')]: 2,
-    },
+    ...onceForTwo('getAccountInfo', 2, 'coalesced'),
   },
   {
     name: 'routing failure: every node unreachable → 502 All nodes failed, with the client id',
     nodes: [node('a', 1, { dead: true }), node('b', 2, { dead: true })],
-    method: 'getAccountInfo',
-    params: [ACCOUNT],
+    ...ACCOUNT_INFO,
     answers: [{ jsonrpc: '2.0', error: { code: -32000, message: ALL_FAILED }, id: 7 }],
     status: 502,
     received: {},
@@ -378,8 +342,7 @@ const SCENARIOS: readonly Scenario[] = [
   {
     name: 'routing failure: every node answers "behind" → the last node’s error, with the client id',
     nodes: [node('a', 1, { behindSlots: 1 }), node('b', 2, { behindSlots: 2 })],
-    method: 'getAccountInfo',
-    params: [ACCOUNT],
+    ...ACCOUNT_INFO,
     prepare(run) {
       run.stage.nodes.a!.setMode('behind');
       run.stage.nodes.b!.setMode('behind');

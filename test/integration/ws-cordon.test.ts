@@ -1,13 +1,14 @@
 /**
  * A cordon over WebSocket (admin API, as an operator applies it): live subscriptions of real
  * clients — @solana/web3.js `onSlotChange`, viem `watchBlockNumber` — move off the cordoned
- * node with the ids the clients hold, new subscriptions avoid it, and an uncordon lets new
- * ones back.
+ * node with the ids the clients hold (the gap filled when the new node is ahead), new
+ * subscriptions avoid it, and an uncordon lets new ones back.
  */
 import { Connection } from '@solana/web3.js';
 import { createPublicClient, webSocket } from 'viem';
 import { mainnet } from 'viem/chains';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MockChain } from '../../src/mock/index.js';
 import { nodesOf } from '../support/admin-harness.js';
 import { until } from '../support/ws-client.js';
 import { useWsHarness, type WsHarness } from '../support/ws-harness.js';
@@ -40,6 +41,21 @@ function upstreamOn(harness: WsHarness, name: string): number {
   return harness.mocks[name]!.ws.stats().subscriptions;
 }
 
+/** viem `watchBlockNumber` on cascade's socket: the numbers it reports and its errors. */
+function watchBlocks(harness: WsHarness): { blocks: number[]; errors: unknown[] } {
+  const viem = createPublicClient({ chain: mainnet, transport: webSocket(harness.wsUrl) });
+  cleanups.push(async () => (await viem.transport.getRpcClient()).close());
+  const blocks: number[] = [];
+  const errors: unknown[] = [];
+  cleanups.push(
+    viem.watchBlockNumber({
+      onBlockNumber: (n) => blocks.push(Number(n)),
+      onError: (e) => errors.push(e),
+    }),
+  );
+  return { blocks, errors };
+}
+
 /** Consecutive integers from the first, each once. */
 function contiguous(values: readonly number[]): number[] {
   return Array.from({ length: values.length }, (_, i) => values[0]! + i);
@@ -53,16 +69,7 @@ describe('cordon over WebSocket', () => {
     const slots: number[] = [];
     const listener = connection.onSlotChange((info) => slots.push(info.slot));
     cleanups.push(() => connection.removeSlotChangeListener(listener));
-    const viem = createPublicClient({ chain: mainnet, transport: webSocket(harness.wsUrl) });
-    cleanups.push(async () => (await viem.transport.getRpcClient()).close());
-    const blocks: number[] = [];
-    const errors: unknown[] = [];
-    cleanups.push(
-      viem.watchBlockNumber({
-        onBlockNumber: (n) => blocks.push(Number(n)),
-        onError: (e) => errors.push(e),
-      }),
-    );
+    const { blocks, errors } = watchBlocks(harness);
     // A raw client on the same slot stream shows the id a client holds across the move.
     const raw = await ws.open();
     const { result: rawId } = await raw.call('slotSubscribe');
@@ -98,6 +105,44 @@ describe('cordon over WebSocket', () => {
     expect(metrics).toContain('cascade_ws_upstream_subscriptions{node="b"} 3');
     const admin = await nodesOf(adminUrl(harness));
     expect(admin.nodes.find((node) => node.name === 'a')).toMatchObject({ state: 'cordoned' });
+    expect(raw.messages).toEqual([]);
+  });
+
+  it('fills the gap when the node moved to is ahead: viem sees every block once, in order', async () => {
+    // b follows its own chain, AHEAD blocks past a's when the subscription moves.
+    const ahead = new MockChain({ manual: true });
+    const harness = await ws.start([{ name: 'a' }, { name: 'b', tier: 1, chain: ahead }], {
+      server: { adminPort: 0 },
+    });
+    const { chain } = harness;
+    const { blocks, errors } = watchBlocks(harness);
+    const raw = await ws.open();
+    const { result: rawId } = await raw.call('eth_subscribe', ['newHeads']);
+    // viem and the raw client share one upstream subscription: wait for both to hold it.
+    await until(() => harness.cascade.ws.hub.counts().clients === 2);
+    expect(upstreamOn(harness, 'a')).toBe(1);
+    chain.advanceBlocks(2);
+    await until(() => blocks.length >= 2);
+    const before = await raw.notifications(rawId, 2);
+
+    const AHEAD = 5;
+    ahead.advanceBlocks(chain.blockNumber() + AHEAD - ahead.blockNumber());
+    await cordon(harness, 'a');
+    await until(() => upstreamOn(harness, 'b') === 1 && upstreamOn(harness, 'a') === 0);
+    // a, cordoned but still streaming until the move is done, falls further behind: ignored.
+    chain.advanceBlocks(1);
+    ahead.advanceBlocks(2);
+    await until(() => blocks.at(-1) === ahead.blockNumber());
+    expect(blocks).toEqual(contiguous(blocks));
+    expect(blocks).toHaveLength(2 + AHEAD + 2);
+    const after = await raw.notifications(rawId, AHEAD + 2);
+    const numbers = [...before, ...after].map((note) => Number(note.params.result.number));
+    expect(numbers).toEqual(contiguous(numbers));
+    expect(numbers.at(-1)).toBe(ahead.blockNumber());
+    expect(errors).toEqual([]);
+    const metrics = await harness.metrics();
+    expect(metrics).toContain('cascade_ws_gap_fills_total{kind="newHeads"} 1');
+    expect(metrics).toContain(`cascade_ws_gap_fill_notifications_total ${AHEAD}`);
     expect(raw.messages).toEqual([]);
   });
 

@@ -1,20 +1,11 @@
 /**
- * Nodes for routing unit tests: real UpstreamNodes (permits, token bucket, penalty, EMA, usage)
- * whose transport is a script run on a ManualClock — no sockets, no real time. A reply arrives
- * `after` ms after the send; one slower than the attempt's deadline times out at the deadline,
- * as the real transport does; a cancelled attempt settles at once.
+ * A fleet of fake nodes (fake-upstream.ts: real UpstreamNodes whose transport is a script on a
+ * ManualClock) with its routing context, and ways to route through it.
  */
 import { ManualClock } from '../../src/core/clock.js';
 import type { RoutingConfig } from '../../src/core/config/types.js';
 import { NOOP_METRICS, NOOP_NODE, type ProxyMetrics } from '../../src/core/metrics.js';
-import type {
-  AttemptCallback,
-  AttemptControl,
-  AttemptResponse,
-  ForwardHeaders,
-} from '../../src/core/node/attempt-response.js';
-import { DeadlineQueue } from '../../src/core/node/deadline-queue.js';
-import { UpstreamNode } from '../../src/core/node/upstream-node.js';
+import type { UpstreamNode } from '../../src/core/node/upstream-node.js';
 import { parseRequest, type RpcRequest } from '../../src/core/protocol/rpc-request.js';
 import type { RouteEvents } from '../../src/core/routing/attempt.js';
 import { routeBatch, type BatchResult } from '../../src/core/routing/batch-route.js';
@@ -22,105 +13,17 @@ import { PolicyTable } from '../../src/core/routing/policy-table.js';
 import { route } from '../../src/core/routing/route.js';
 import type { RouteContext, RouteResult } from '../../src/core/routing/route-context.js';
 import { buildTable, type RoutingTable } from '../../src/core/routing/routing-table.js';
+import {
+  fakeNode,
+  fakeNodeDeps,
+  type FakeNodeDeps,
+  type Script,
+  type ScriptedTransport,
+} from './fake-upstream.js';
 import { TEST_REGISTRY, nodeConfig } from './node-config.js';
 import { routingWith } from './routing-config.js';
 
-/** What a scripted node does with one request. */
-export type Reply =
-  | { readonly after: number; readonly status?: number; readonly body: string }
-  /** A connection failure: `sent: false` means the request never reached the node. */
-  | { readonly after: number; readonly fail: string; readonly sent?: boolean }
-  /** Never answers: the attempt's deadline ends it. */
-  | 'hang';
-
-/** A node's script: its reply to the `call`-th request (from 1) it receives. */
-export type Script = (body: string, call: number) => Reply;
-
-/** Replies `result` after `after` ms, with the request's id. */
-export function answers(result: unknown, after = 10): Script {
-  return (body) => ({ after, body: withId(body, `"result":${JSON.stringify(result)}`) });
-}
-
-/** Replies the JSON-RPC error `code`/`message` after `after` ms. */
-export function errors(code: number, message: string, after = 10): Script {
-  const error = `"error":${JSON.stringify({ code, message })}`;
-  return (body) => ({ after, body: withId(body, error) });
-}
-
-/** A reply for every element of a single request or a batch, echoing ids. */
-function withId(body: string, member: string): string {
-  const parsed: unknown = JSON.parse(body);
-  const one = (request: { id?: unknown }): string =>
-    `{"jsonrpc":"2.0","id":${JSON.stringify(request.id ?? null)},${member}}`;
-  return Array.isArray(parsed)
-    ? `[${parsed.map((r: { id?: unknown }) => one(r)).join(',')}]`
-    : one(parsed as { id?: unknown });
-}
-
-/** A transport that runs a script on the manual clock. */
-class ScriptedTransport {
-  readonly calls: string[] = [];
-
-  constructor(
-    readonly clock: ManualClock,
-    public script: Script,
-  ) {}
-
-  send<T>(
-    body: Buffer,
-    timeoutMs: number,
-    _headers: ForwardHeaders,
-    _allowStream: boolean,
-    done: AttemptCallback<T>,
-    token: T,
-  ): AttemptControl {
-    const text = body.toString('utf8');
-    this.calls.push(text);
-    const reply = this.script(text, this.calls.length);
-    let settled = false;
-    const finish = (response: AttemptResponse): void => {
-      if (settled) return;
-      settled = true;
-      deadline.cancel();
-      answer?.cancel();
-      done(response, token);
-    };
-    const deadline = this.clock.setTimer(
-      () => finish({ kind: 'transport_error', reason: 'timed out', timedOut: true, sent: true }),
-      timeoutMs,
-    );
-    const answer =
-      reply === 'hang' || reply.after >= timeoutMs
-        ? undefined
-        : this.clock.setTimer(() => finish(responseOf(reply)), reply.after);
-    return {
-      cancel: () =>
-        finish({ kind: 'transport_error', reason: 'cancelled', timedOut: false, sent: true }),
-    };
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-function responseOf(reply: Exclude<Reply, 'hang'>): AttemptResponse {
-  if ('fail' in reply) {
-    return {
-      kind: 'transport_error',
-      reason: reply.fail,
-      timedOut: false,
-      sent: reply.sent ?? true,
-    };
-  }
-  return {
-    kind: 'answer',
-    status: reply.status ?? 200,
-    contentType: 'application/json',
-    retryAfter: undefined,
-    body: Buffer.from(reply.body, 'utf8'),
-  };
-}
+export { answers, errors, type Reply, type Script } from './fake-upstream.js';
 
 /** One node of a fake fleet. */
 export interface FakeNodeSpec {
@@ -163,7 +66,7 @@ export class FakeFleet {
     specs: readonly FakeNodeSpec[],
     options: { routing?: RoutingConfig; budgetMs?: number; attemptTimeoutMs?: number } = {},
   ) {
-    const deps = { clock: this.clock, deadlines: new DeadlineQueue(this.clock) };
+    const deps = fakeNodeDeps(this.clock);
     this.nodes = specs.map((spec) => this.#node(spec, deps));
     this.table = buildTable(this.nodes);
     const log = this.log;
@@ -191,23 +94,14 @@ export class FakeFleet {
     };
   }
 
-  #node(spec: FakeNodeSpec, deps: ConstructorParameters<typeof UpstreamNode>[3]): UpstreamNode {
+  #node(spec: FakeNodeSpec, deps: FakeNodeDeps): UpstreamNode {
     const config = nodeConfig({
       name: spec.name,
       tier: spec.tier ?? 0,
       rpsLimit: spec.rpsLimit ?? Infinity,
       maxConcurrent: spec.maxConcurrent ?? Infinity,
     });
-    const usage = {
-      used: 0,
-      add(credits: number) {
-        this.used += credits;
-      },
-    };
-    const node = new UpstreamNode(config, usage, NOOP_NODE, deps);
-    const transport = new ScriptedTransport(this.clock, spec.script);
-    // The seam: the node's transport is the script (the pool it made is never dialed).
-    Object.defineProperty(node, 'transport', { value: transport });
+    const { node, transport } = fakeNode(config, deps, spec.script);
     this.#transports.set(spec.name, transport);
     return node;
   }

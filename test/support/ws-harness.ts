@@ -28,6 +28,8 @@ export interface WsTestNode extends Partial<Omit<NodeConfig, 'pricing' | 'url' |
   /** `[websocket]` prices; null = the node's list has no [websocket] table. Default: all 0. */
   readonly ws?: Partial<WsPrices> | null;
   readonly mock?: Omit<MockNodeOptions, 'name' | 'chain'>;
+  /** The chain this node follows (e.g. one ahead of the others); default the shared one. */
+  readonly chain?: MockChain;
   /** `user:password` written into the node URL (HTTP Basic auth, as some providers take it). */
   readonly userinfo?: string;
 }
@@ -71,11 +73,11 @@ export async function startWsHarness(
 ): Promise<WsHarness> {
   const chain = new MockChain({ manual: true });
   const mockList = await startMockNodes(
-    nodes.map((node) => ({ name: node.name, chain, ...node.mock })),
+    nodes.map((node) => ({ name: node.name, chain: node.chain ?? chain, ...node.mock })),
   );
   const mocks = Object.fromEntries(mockList.map((mock) => [mock.name, mock]));
   const configs = nodes.map((node) => {
-    const { prices, ws, mock: _mock, userinfo, ...rest } = node;
+    const { prices, ws, mock: _mock, chain: _chain, userinfo, ...rest } = node;
     const base = priceList(prices ?? {}, 1);
     const websocket: WsPrices | undefined =
       ws === null

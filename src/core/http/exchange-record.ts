@@ -1,15 +1,18 @@
 /**
  * What every way of answering a proxied request shares: the handler's context, the exchange's
  * state (one per request), and how an answer is recorded — once per request, whichever path
- * (single, batch, refusal, internal failure) gave it.
+ * (single, batch, refusal, internal failure) gave it, by the record step both doors share
+ * (serving/request-record.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BlockList } from 'node:net';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { RequestOutcome, type ProxyMetrics } from '../metrics.js';
+import type { ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
+import type { Refusal } from '../serving/refusal.js';
+import { recordRequest } from '../serving/request-record.js';
 import type { ServingContext } from '../serving/serving-context.js';
 import { logAccess } from './access-log.js';
 import { sendRpcError } from './respond.js';
@@ -87,23 +90,17 @@ export function lastOnConnection(exchange: ExchangeState): void {
 /** Records the request's outcome and duration, once per request; returns the seconds. */
 export function finish(exchange: ExchangeState, outcome: number): number {
   const ctx = exchange.ctx;
-  const seconds = (ctx.clock.now() - exchange.startedAt) / 1000;
-  if (exchange.counted) return seconds;
+  if (exchange.counted) return (ctx.clock.now() - exchange.startedAt) / 1000;
   exchange.counted = true;
-  ctx.counts[outcome]!++;
-  ctx.metrics.request(outcome, seconds);
-  return seconds;
+  return recordRequest(ctx, outcome, exchange.startedAt);
 }
 
-/** Answers a request cascade refuses to route (400, 413) and records it. */
-export function reject(
-  exchange: ExchangeState,
-  answer: { status: number; code: number; message: string; idJson: string },
-): void {
+/** Answers a request cascade refuses to route (serving/refusal.ts) and records it. */
+export function reject(exchange: ExchangeState, refused: Refusal, idJson: string): void {
   const ctx = exchange.ctx;
   lastOnConnection(exchange);
-  sendRpcError(exchange.res, answer.status, answer.code, answer.message, answer.idJson);
-  const seconds = finish(exchange, RequestOutcome.badRequest);
+  sendRpcError(exchange.res, refused.status, refused.code, refused.message, idJson);
+  const seconds = finish(exchange, refused.outcome);
   if (ctx.accessLog) {
     logAccess(
       ctx,
@@ -111,12 +108,12 @@ export function reject(
       {
         method: null,
         node: null,
-        status: answer.status,
-        error: answer.message,
+        status: refused.status,
+        error: refused.message,
         attempts: 0,
         credits: 0,
       },
-      RequestOutcome.badRequest,
+      refused.outcome,
       seconds,
     );
   }

@@ -3,9 +3,9 @@
  * batch router) and answered as one array; per-element errors travel inside it, so the HTTP
  * answer is 200 (204 for only notifications) unless the batch itself is refused.
  */
-import { RPC_ERROR } from '../protocol/error-body.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
 import { batchAnswerOf } from '../routing/route-answer.js';
+import { batchTooLarge } from '../serving/refusal.js';
 import { serveBatch } from '../serving/serve-batch.js';
 import { logAccess } from './access-log.js';
 import { sendAnswer } from './compression.js';
@@ -26,13 +26,7 @@ export async function proxyBatch(
   const { req, res, ctx } = exchange;
   ctx.metrics.batchSize(batch.length);
   if (batch.length > ctx.maxBatchSize) {
-    const message = `Batch of ${batch.length} requests exceeds the limit of ${ctx.maxBatchSize} (server.max_batch_size)`;
-    reject(exchange, {
-      status: 400,
-      code: RPC_ERROR.invalidRequest,
-      message,
-      idJson: 'null',
-    });
+    reject(exchange, batchTooLarge(batch.length, ctx.maxBatchSize), 'null');
     return;
   }
   const result = await serveBatch(batch, forwardHeaders(req), ctx);

@@ -6,10 +6,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RequestOutcome } from '../metrics.js';
 import { UpstreamStream } from '../node/upstream-stream.js';
-import { ERROR_MESSAGE, RPC_ERROR } from '../protocol/error-body.js';
 import { parseRequest, readIdJson, type RpcRequest } from '../protocol/rpc-request.js';
 import { ALL_FAILED, INTERNAL_ERROR, failureOf } from '../routing/route-answer.js';
 import type { RouteResult } from '../routing/route-context.js';
+import { bodyTooLarge, parseRefusal } from '../serving/refusal.js';
 import { serveRequest } from '../serving/serve-request.js';
 import { logAccess } from './access-log.js';
 import { pipeAnswer, sendAnswer } from './compression.js';
@@ -58,13 +58,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
   const { req, ctx } = exchange;
   const parsed = parseRequest(body, ctx.registry);
   if (!parsed.ok) {
-    const empty = parsed.problem === 'empty_batch';
-    reject(exchange, {
-      status: 400,
-      code: empty ? RPC_ERROR.invalidRequest : RPC_ERROR.parseError,
-      message: empty ? ERROR_MESSAGE.invalidRequest : ERROR_MESSAGE.parseError,
-      idJson: empty ? 'null' : parsed.idJson,
-    });
+    reject(exchange, parseRefusal(parsed.problem), parsed.idJson);
     return;
   }
   const batch = parsed.request.batch;
@@ -159,13 +153,7 @@ class Exchange extends BodyReader implements ExchangeState {
     // The rest of an oversized body is never read: close the connection after answering.
     res.setHeader('connection', 'close');
     res.once('finish', () => req.destroy());
-    const message = `Request body exceeds the ${ctx.maxBodyBytes}-byte limit (server.max_body_bytes)`;
-    reject(this, {
-      status: 413,
-      code: RPC_ERROR.invalidRequest,
-      message,
-      idJson: 'null',
-    });
+    reject(this, bodyTooLarge(ctx.maxBodyBytes), 'null');
   }
 }
 

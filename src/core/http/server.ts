@@ -181,9 +181,10 @@ export class ProxyServer {
     readonly listener: Server;
     readonly route: ProxyHandlerContext['route'];
     readonly cache: ProxyHandlerContext['cache'];
+    readonly counts: Float64Array;
   } {
-    const { route, cache } = this.#handler;
-    return { listener: this.#server, route, cache };
+    const { route, cache, counts } = this.#handler;
+    return { listener: this.#server, route, cache, counts };
   }
 
   get config(): Config {

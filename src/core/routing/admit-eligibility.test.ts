@@ -4,7 +4,7 @@ import { ManualClock } from '../clock.js';
 import { UNPRICED } from '../config/types.js';
 import { SkipReason } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
-import { fakeNodes } from '../../../test/support/fake-node.js';
+import { fakeNodes } from '../../../test/support/fake-upstream.js';
 import { TEST_REGISTRY } from '../../../test/support/node-config.js';
 import { AdmissionRound, admit, type Candidate, type CandidateGroup } from './admission.js';
 import type { Attempt } from './attempt.js';

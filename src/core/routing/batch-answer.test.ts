@@ -164,3 +164,16 @@ describe('readSubBatchAnswer', () => {
     expect(elements.every((e) => e.done)).toBe(true);
   });
 });
+
+describe('readSubBatchAnswer, a final answer that is not JSON-RPC', () => {
+  it('answers the element with the one "not JSON-RPC" wording of route-answer.ts', () => {
+    const element = progress({ jsonrpc: '2.0', id: 7, method: 'getSlot' });
+    const verdict = readSubBatchAnswer(404, Buffer.from('<html>Not Found</html>'), [element]);
+    expect(verdict.kind).toBe('final');
+    expect(JSON.parse(element.answer!)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Upstream answered HTTP 404 without a JSON-RPC body' },
+      id: 7,
+    });
+  });
+});

@@ -31,6 +31,7 @@ import {
   parseAnswer,
   type Verdict,
 } from './classify.js';
+import { failureJson, notJsonRpc } from './route-answer.js';
 
 /** One element's progress through a batch request. */
 export interface ElementProgress {
@@ -156,8 +157,8 @@ function readSingle(status: number, body: Buffer, progress: ElementProgress): Ve
   const parsed = parseAnswer(body);
   if (!isObject(parsed)) {
     if (result.kind === 'success') return INVALID_JSON;
-    const error = { code: -32000, message: `Upstream answered HTTP ${status}` };
-    progress.answer = withClientId({ jsonrpc: '2.0', error }, idJson);
+    // A final answer that is not JSON-RPC (a 4xx HTML page): the wording route-answer.ts has.
+    progress.answer = failureJson(notJsonRpc(status), idJson);
   } else {
     progress.answer =
       rawWithClientId(body, trimmedSpan(body), idJson) ?? withClientId(parsed, idJson);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
 import { UNPRICED } from '../config/types.js';
 import { SkipReason } from '../metrics.js';
-import { fakeNodes } from '../../../test/support/fake-node.js';
+import { fakeNodes } from '../../../test/support/fake-upstream.js';
 import {
   BAR_CLOSED_DOOR,
   BAR_CORDONED,

@@ -19,7 +19,10 @@ import {
 import type { BatchElement } from '../protocol/rpc-request.js';
 import type { RouteResult } from './route-context.js';
 
-/** What cascade answers instead of an upstream's answer: HTTP status, JSON-RPC error, outcome. */
+/**
+ * What cascade answers instead of an upstream's answer: HTTP status, JSON-RPC error, outcome.
+ * A refusal before routing (serving/refusal.ts) has the same shape.
+ */
 export interface RouteFailure {
   readonly status: number;
   readonly code: number;
@@ -27,7 +30,13 @@ export interface RouteFailure {
   readonly outcome: number;
 }
 
-function failure(status: number, code: number, message: string, outcome: number): RouteFailure {
+/** A frozen RouteFailure (a shared constant: mapping one allocates nothing). */
+export function failure(
+  status: number,
+  code: number,
+  message: string,
+  outcome: number,
+): RouteFailure {
   return Object.freeze({ status, code, message, outcome });
 }
 
@@ -114,6 +123,14 @@ export function unfitForMessage(
   } else if (startsWithBrace(body, true) || (status < 300 && body.length === 0)) {
     return undefined;
   }
+  return notJsonRpc(status);
+}
+
+/**
+ * The error for an upstream answer whose bytes are not JSON-RPC (an HTML page, a bare status):
+ * the one wording, wherever such an answer must travel as a JSON-RPC message.
+ */
+export function notJsonRpc(status: number): RouteFailure {
   return failure(
     502,
     RPC_ERROR.serverError,

@@ -21,6 +21,16 @@ import {
   type RpcRequest,
 } from '../protocol/rpc-request.js';
 import { INTERNAL_ERROR, batchAnswerOf } from '../routing/route-answer.js';
+import {
+  LIMIT_EXCEEDED,
+  SUBSCRIBE_IN_BATCH,
+  batchTooLarge,
+  parseRefusal,
+  refusalJson,
+  tooManyMessages,
+  type Refusal,
+} from '../serving/refusal.js';
+import { recordRequest } from '../serving/request-record.js';
 import { serveBatch } from '../serving/serve-batch.js';
 import { servedResult } from '../serving/serve-request.js';
 import { CanonicalJsonError, canonicalJson } from './canonical-json.js';
@@ -32,8 +42,6 @@ import type { GatewayContext } from './gateway-context.js';
 /** Policy violation (RFC 6455 §7.4.1): the client reads too slowly. */
 export const CLOSE_POLICY_VIOLATION = 1008;
 const TEXT_FRAME = { binary: false } as const;
-/** EIP-1474 "Limit exceeded". */
-const LIMIT_EXCEEDED = -32005;
 
 /** A connected client. */
 export class ClientSession implements Subscriber {
@@ -81,27 +89,23 @@ export class ClientSession implements Subscriber {
     this.send(errorJson(code, message, idJson));
   }
 
+  /** Answers a request cascade will not route (serving/refusal.ts) and records it, as HTTP does. */
+  #refuse(refused: Refusal, idJson: string, startedAt: number): void {
+    this.send(refusalJson(refused, idJson));
+    recordRequest(this.ctx, refused.outcome, startedAt);
+  }
+
   #onMessage(data: Buffer): void {
+    const now = this.ctx.route.clock.now();
     const parsed = parseRequest(data, this.ctx.registry);
-    if (!parsed.ok) {
-      const empty = parsed.problem === 'empty_batch';
-      return this.#error(
-        empty ? RPC_ERROR.invalidRequest : RPC_ERROR.parseError,
-        empty ? ERROR_MESSAGE.invalidRequest : ERROR_MESSAGE.parseError,
-        empty ? 'null' : parsed.idJson,
-      );
-    }
+    if (!parsed.ok) return this.#refuse(parseRefusal(parsed.problem), parsed.idJson, now);
     const request = parsed.request;
     if (this.#isKeepAlive(request)) return;
-    const limit = this.ctx.limits.messagesPerSecond;
-    if (this.#bucket.tryTake(this.ctx.route.clock.now()) > 0) {
-      return this.#error(
-        LIMIT_EXCEEDED,
-        `Too many messages: at most ${limit} per second on one connection (server.ws_max_messages_per_second)`,
-        request.batch ? 'null' : readIdJson(request),
-      );
+    if (this.#bucket.tryTake(now) > 0) {
+      const refused = tooManyMessages(this.ctx.limits.messagesPerSecond);
+      return this.#refuse(refused, request.batch ? 'null' : readIdJson(request), now);
     }
-    if (request.batch !== undefined) return void this.#batch(request.batch);
+    if (request.batch !== undefined) return void this.#batch(request.batch, now);
     const subscribe = subscribeMethodOf(request.method, undefined);
     if (subscribe !== undefined || unsubscribeFamilyOf(request.method) !== undefined) {
       return this.#subscription(request);
@@ -135,32 +139,22 @@ export class ClientSession implements Subscriber {
       ctx.logger.error({ err }, 'WebSocket request failed unexpectedly');
       this.#error(INTERNAL_ERROR.code, INTERNAL_ERROR.message, idJson);
     }
-    ctx.route.metrics.request(outcome, (ctx.route.clock.now() - startedAt) / 1000);
+    recordRequest(ctx, outcome, startedAt);
   }
 
   /** A batch: served element by element as an HTTP batch is, answered as one array. */
-  async #batch(batch: readonly BatchElement[]): Promise<void> {
+  async #batch(batch: readonly BatchElement[], startedAt: number): Promise<void> {
     const ctx = this.ctx;
+    // Sized before any refusal, as an HTTP batch is.
+    ctx.route.metrics.batchSize(batch.length);
     if (batch.length > ctx.maxBatchSize) {
-      return this.#error(
-        RPC_ERROR.invalidRequest,
-        `Batch of ${batch.length} requests exceeds the limit of ${ctx.maxBatchSize} (server.max_batch_size)`,
-        'null',
-      );
+      return this.#refuse(batchTooLarge(batch.length, ctx.maxBatchSize), 'null', startedAt);
     }
     const named = (element: BatchElement) =>
       element.method !== undefined &&
       (subscribeMethodOf(element.method, undefined) !== undefined ||
         unsubscribeFamilyOf(element.method) !== undefined);
-    if (batch.some(named)) {
-      return this.#error(
-        RPC_ERROR.invalidRequest,
-        'Subscribe and unsubscribe calls cannot be batched; send each as its own message',
-        'null',
-      );
-    }
-    ctx.route.metrics.batchSize(batch.length);
-    const startedAt = ctx.route.clock.now();
+    if (batch.some(named)) return this.#refuse(SUBSCRIBE_IN_BATCH, 'null', startedAt);
     let outcome = INTERNAL_ERROR.outcome;
     try {
       const answer = batchAnswerOf(await serveBatch(batch, this.headers, ctx), batch);
@@ -171,7 +165,7 @@ export class ClientSession implements Subscriber {
       ctx.logger.error({ err }, 'WebSocket batch failed unexpectedly');
       this.#error(INTERNAL_ERROR.code, INTERNAL_ERROR.message, 'null');
     }
-    ctx.route.metrics.request(outcome, (ctx.route.clock.now() - startedAt) / 1000);
+    recordRequest(ctx, outcome, startedAt);
   }
 
   /** A subscribe or unsubscribe call: params read once, canonically, then the hub. */

@@ -1,7 +1,9 @@
 /**
- * Closing the gap a failover leaves: what a subscription's clients would have been sent
- * while its upstream socket was gone, fetched through the router (routed, priced and retried
- * like any request) and passed through the subscription's filter, so nothing arrives twice.
+ * Closing the gap a move leaves: what a subscription's clients would have been sent while its
+ * upstream socket was gone (a failover), or between the old node's last notification and the
+ * new node's first (a voluntary move to a node ahead of the old one), fetched through the router
+ * (routed, priced and retried like any request) and passed through the subscription's filter,
+ * so nothing arrives twice.
  *
  *   signature   getSignatureStatuses: a transaction that reached the asked commitment during
  *               the gap gets its notification now
@@ -14,6 +16,16 @@
  * replayed by any standard call and are documented as such.
  */
 import type { SharedSubscription } from './shared-subscription.js';
+import type { StreamKind } from './subscription-methods.js';
+
+/** The stream kinds a gap fill can close (the others: see above). */
+export const GAP_FILL_KINDS = ['signature', 'newHeads', 'evmLogs', 'account'] as const;
+const FILLABLE: ReadonlySet<StreamKind> = new Set(GAP_FILL_KINDS);
+
+/** True when a gap in a `kind` stream can be filled. */
+export function canFillGap(kind: StreamKind): boolean {
+  return FILLABLE.has(kind);
+}
 
 /** Most blocks one newHeads or logs back-fill covers. */
 export const MAX_BACKFILL_BLOCKS = 128;
@@ -106,7 +118,7 @@ async function fillAccount(sub: SharedSubscription, call: RouterCall): Promise<n
   return 1;
 }
 
-/** Fills the gap of `sub` (moved after its socket failed); resolves with notifications sent. */
+/** Fills the gap of `sub` (just moved); resolves with the notifications sent. */
 export function fillGap(sub: SharedSubscription, call: RouterCall): Promise<number> {
   switch (sub.spec.kind) {
     case 'signature':

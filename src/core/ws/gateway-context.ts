@@ -69,4 +69,6 @@ export interface GatewayContext extends ServingContext {
   readonly limits: WsLimits;
   readonly maxBatchSize: number;
   readonly counters: GatewayCounters;
+  /** The proxy's tally of requests answered (serving/request-record.ts: the shutdown summary). */
+  readonly counts: Float64Array;
 }

@@ -2,8 +2,9 @@
  * The upstream side of the shared subscriptions (subscription-hub.ts keeps the client side):
  * a subscription is placed on a node (ws-admission.ts) and bound to the id the node answered;
  * when its socket drops or stalls, or its node is penalized, over quota, cordoned or removed, it
- * moves to the next eligible node with its client ids unchanged, and a gap left by a broken
- * socket is filled (gap-fill.ts). No node to move to after a broken socket: its clients are
+ * moves to the next eligible node with its client ids unchanged, and the gap is filled
+ * (gap-fill.ts): the one a broken socket leaves, and the one between an old node and a new node
+ * ahead of it on a voluntary move. No node to move to after a broken socket: its clients are
  * closed with 1013 (1012 when cascade is shutting down) — never 1000, after which web3.js and
  * kit stop silently; a voluntary move with nowhere to go leaves the subscription where it is.
  */
@@ -11,7 +12,7 @@ import type { Logger } from 'pino';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { errorFault } from '../protocol/upstream-errors.js';
 import type { RouteContext } from '../routing/route-context.js';
-import { fillGap, type RouterCall } from './gap-fill.js';
+import { canFillGap, fillGap, type RouterCall } from './gap-fill.js';
 import type { SharedSubscription } from './shared-subscription.js';
 import type { SubscribeMethod } from './subscription-methods.js';
 import { UpstreamPool } from './upstream-pool.js';
@@ -144,8 +145,9 @@ export class UpstreamSubscriptions {
   /**
    * Moves `sub` to another node. With `alive`, its socket still works (penalty, quota, cordon,
    * reload): it keeps streaming until the new subscription exists, and stays if none can be
-   * made (the hub's next tick tries again). A broken socket leaves a gap, filled before live
-   * notifications resume. A failover is counted once the subscription has left the node: at
+   * made (the hub's next tick tries again). Either way a gap is filled before the new node's
+   * notifications go out: a broken socket's, or — the new node may be ahead of the old one —
+   * the blocks between them. A failover is counted once the subscription has left the node: at
    * once for a broken socket, after the new subscription exists for a live one — so a move
    * retried tick after tick while no node can take it is not counted each time.
    */
@@ -178,12 +180,17 @@ export class UpstreamSubscriptions {
       this.#unbindFrom(sub, old, oldKey);
     }
     sub.state = 'active';
-    if (!alive) await this.#fill(sub);
+    // Held since a broken socket went, or since #bind on a voluntary move of a fillable stream.
+    if (sub.held !== undefined) await this.#fill(sub);
     if (sub.filter.finished) this.end(sub, true);
     else if (sub.size === 0) this.end(sub, true);
   }
 
   #bind(sub: SharedSubscription, socket: UpstreamSocket<SharedSubscription>, key: string): void {
+    // A voluntary move (the old socket still bound): the new node may be ahead of the old one,
+    // so its notifications wait, from the first, until the gap between them is filled.
+    if (sub.state === 'moving' && sub.socket !== undefined && canFillGap(sub.spec.kind))
+      sub.held = [];
     sub.socket = socket;
     sub.upstreamKey = key;
     let set = socket.subscriptions.get(key);

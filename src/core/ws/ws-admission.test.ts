@@ -4,7 +4,7 @@ import { ManualClock } from '../clock.js';
 import { SkipReason } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { buildTable } from '../routing/routing-table.js';
-import { fakeNodes } from '../../../test/support/fake-node.js';
+import { fakeNodes } from '../../../test/support/fake-upstream.js';
 import { placeSubscription, reasonToLeave } from './ws-admission.js';
 
 const clock = new ManualClock();

@@ -36,6 +36,8 @@ export interface WsGatewayOptions {
   readonly route: RouteContext;
   /** The proxy's response cache: socket requests are cached and coalesced as HTTP ones are. */
   readonly cache: ResponseCache | undefined;
+  /** The proxy's tally of requests answered: socket requests count in it as HTTP ones do. */
+  readonly counts: Float64Array;
   readonly registry: MethodRegistry;
   readonly logger: Logger;
   readonly server: ServerConfig;
@@ -113,6 +115,7 @@ export class WsGateway {
       limits,
       maxBatchSize: options.server.maxBatchSize,
       counters: this.#counters,
+      counts: options.counts,
     };
     this.#wss = new WebSocketServer({
       noServer: true,
