@@ -9,10 +9,13 @@
  *
  *     git worktree add ../before <commit> && (cd ../before && npm ci && npm run build)
  *     npm run bench:hotpath-ab -- --other ../before [--rounds 60] [--warm-up 3] [--profile DIR]
+ *                                 [--config benchmarks/user-view.toml]
  *
  * On a shared VM single 1 s windows vary by ±30% or more; 60 rounds (about 4 minutes) resolve
  * a difference of a few percent. `--profile DIR` writes a .cpuprofile of each cascade (read
- * them with hotpath-cpuprofile.js).
+ * them with hotpath-cpuprofile.js). `--config FILE` runs both cascades with that one config
+ * instead of their own hotpath.toml — e.g. benchmarks/user-view.toml, the set-up users measure
+ * with (three nodes with limits set, metrics on, cache and coalescing off).
  */
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
@@ -58,6 +61,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '60' },
       'warm-up': { type: 'string', default: '3' },
       profile: { type: 'string' },
+      config: { type: 'string' },
     },
   });
   if (values.other === undefined) throw new Error('--other DIR: the checkout to compare with');
@@ -80,7 +84,8 @@ async function main(): Promise<void> {
       root: name === 'this' ? REPO_ROOT : other,
       dir: path.join(tmpDir, name),
     }));
-    const nodes = hotpathNodeCount(REPO_ROOT);
+    const shared = values.config === undefined ? undefined : path.resolve(values.config);
+    const nodes = hotpathNodeCount(REPO_ROOT, shared);
     mocks = await startMockProcess(
       Array.from({ length: nodes }, (_, i) => ({ name: `hotpath-${i + 1}` })),
     );
@@ -88,7 +93,7 @@ async function main(): Promise<void> {
     for (const { name, root, dir } of setups) {
       const runRoot = name === 'this' ? snapshotDist(root, dir) : snapshotCli(root, dir);
       const setup: TargetSetup = { repoRoot: root, runRoot, tmpDir: dir, pin: prefix };
-      const config = writeCascadeConfig(setup, urls);
+      const config = writeCascadeConfig(setup, urls, shared);
       const profDir = values.profile && path.resolve(values.profile, name);
       const nodeArgs = profDir
         ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=100']

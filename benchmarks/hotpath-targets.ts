@@ -165,18 +165,26 @@ export interface CascadeConfig {
   readonly firstTier: readonly string[];
 }
 
-/** How many nodes hotpath.toml declares. */
-export function hotpathNodeCount(repoRoot: string): number {
-  const source = path.join(repoRoot, 'config/balancer_config/hotpath.toml');
+/** The checkout's own hot-path config. */
+export function hotpathToml(repoRoot: string): string {
+  return path.join(repoRoot, 'config/balancer_config/hotpath.toml');
+}
+
+/** How many nodes a hot-path config declares (default: the checkout's hotpath.toml). */
+export function hotpathNodeCount(repoRoot: string, source = hotpathToml(repoRoot)): number {
   return (parse(readFileSync(source, 'utf8')).nodes as TomlTable[]).length;
 }
 
 /**
- * Writes the temporary cascade config: hotpath.toml with its nodes' URLs replaced by the mock
- * URLs (in order), price-list paths made absolute, port 0 and the usage file in `tmpDir`.
+ * Writes the temporary cascade config: `source` (default: the checkout's hotpath.toml) with its
+ * nodes' URLs replaced by the mock URLs (in order), price-list paths made absolute against the
+ * checkout, port 0 and the usage file in `tmpDir`.
  */
-export function writeCascadeConfig(setup: TargetSetup, mockUrls: readonly string[]): CascadeConfig {
-  const source = path.join(setup.repoRoot, 'config/balancer_config/hotpath.toml');
+export function writeCascadeConfig(
+  setup: TargetSetup,
+  mockUrls: readonly string[],
+  source = hotpathToml(setup.repoRoot),
+): CascadeConfig {
   const doc = parse(readFileSync(source, 'utf8'));
   const server = doc.server as TomlTable;
   server.host = '127.0.0.1';
@@ -184,7 +192,7 @@ export function writeCascadeConfig(setup: TargetSetup, mockUrls: readonly string
   server.quotas_path = path.join(setup.tmpDir, 'quotas.json');
   const nodes = doc.nodes as TomlTable[];
   if (nodes.length > mockUrls.length) {
-    throw new Error(`hotpath.toml has ${nodes.length} nodes but only ${mockUrls.length} mocks`);
+    throw new Error(`${source} has ${nodes.length} nodes but only ${mockUrls.length} mocks`);
   }
   nodes.forEach((node, i) => {
     node.url = mockUrls[i]!;
