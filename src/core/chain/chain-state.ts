@@ -1,0 +1,180 @@
+/**
+ * The one place that knows the chain (issue 26): each node's heads as its own answers showed
+ * them, and the chain's head that the nodes agree on. Pure — every call takes the clock reading
+ * — so tests drive it with ManualClock readings and nothing here touches the network.
+ *
+ * Heads are kept per family (Solana slots and EVM blocks never mix: the mock and multi-chain
+ * gateways answer both) and per commitment level (Solana processed/confirmed/finalized, EVM
+ * latest/safe/finalized), each with when it was seen. A sample older than `maxAgeMs` is gone:
+ * the node is then *unknown*, never "0 behind".
+ *
+ * The chain's head is not the highest sample: it is the highest one another node confirms,
+ * that is, another node's fresh head lies within `confirmWindow` below it. A node on the wrong
+ * chain or reporting garbage far in the future therefore cannot make every honest node look
+ * behind, and with a single node there is no head to judge lag against.
+ */
+
+/** Which numbering a head is in. */
+export const Family = { solana: 0, evm: 1 } as const;
+export type Family = (typeof Family)[keyof typeof Family];
+
+/** Commitment levels: Solana processed/confirmed/finalized, EVM latest/safe/finalized. */
+export const Level = { latest: 0, safe: 1, finalized: 2 } as const;
+export type Level = (typeof Level)[keyof typeof Level];
+
+export const LEVEL_NAMES: readonly (readonly string[])[] = [
+  ['processed', 'confirmed', 'finalized'],
+  ['latest', 'safe', 'finalized'],
+];
+
+const LEVELS = 3;
+const SLOTS = 2 * LEVELS;
+/** How long a computed chain head is reused before samples are looked at again. */
+const HEAD_CACHE_MS = 200;
+
+/** The index of one (family, level) head. */
+export function headSlot(family: Family, level: Level): number {
+  return family * LEVELS + level;
+}
+
+/** What a reading says about a node's head. */
+export const Bound = {
+  /** The head is this (eth_blockNumber, getSlot, context.slot). */
+  exact: 0,
+  /** The head is at least this (a receipt's or log's block). */
+  atLeast: 1,
+  /** The head is below this (null / header not found for this block). */
+  below: 2,
+} as const;
+export type Bound = (typeof Bound)[keyof typeof Bound];
+
+/** One node's heads; lives as long as the node's name stays in the config. */
+export class NodeHeads {
+  /** -1: never seen. */
+  readonly values = new Float64Array(SLOTS).fill(-1);
+  readonly seenAt = new Float64Array(SLOTS);
+  /** Set by the chain-identity check: never counted, never routed to. */
+  wrongChain = false;
+
+  constructor(readonly name: string) {}
+}
+
+export interface ChainStateOptions {
+  /** A sample older than this is forgotten (ms). */
+  readonly maxAgeMs: number;
+  /** A head counts once another node's head is within this many slots/blocks below it. */
+  readonly confirmWindow: number;
+}
+
+export const DEFAULT_CHAIN_OPTIONS: ChainStateOptions = {
+  maxAgeMs: 60_000,
+  confirmWindow: 1000,
+};
+
+/** Every node's heads and the chain's head per (family, level). */
+export class ChainState {
+  #options: ChainStateOptions;
+  readonly #nodes = new Map<string, NodeHeads>();
+  /** Set by the first sample: until then no lag is ever judged (plain fleets cost nothing). */
+  active = false;
+  readonly #head = new Float64Array(SLOTS).fill(-1);
+  readonly #headAt = new Float64Array(SLOTS).fill(-Infinity);
+  #version = 0;
+  readonly #headVersion = new Float64Array(SLOTS).fill(-1);
+
+  constructor(options: ChainStateOptions = DEFAULT_CHAIN_OPTIONS) {
+    this.#options = options;
+  }
+
+  get options(): ChainStateOptions {
+    return this.#options;
+  }
+
+  /** A reload may change the age and window; samples are kept. */
+  configure(options: ChainStateOptions): void {
+    this.#options = options;
+    this.#version++;
+  }
+
+  /** The heads of node `name` (created and counted from now on). */
+  nodeHeads(name: string): NodeHeads {
+    let heads = this.#nodes.get(name);
+    if (heads === undefined) {
+      heads = new NodeHeads(name);
+      this.#nodes.set(name, heads);
+    }
+    return heads;
+  }
+
+  /** A node removed by a reload no longer counts towards the chain head. */
+  forget(name: string): void {
+    if (this.#nodes.delete(name)) this.#version++;
+  }
+
+  /** Every node tracked, in the order they were added. */
+  all(): IterableIterator<NodeHeads> {
+    return this.#nodes.values();
+  }
+
+  /** The node's fresh head in `slot`, or -1 (never seen, or older than maxAgeMs). */
+  headOf(heads: NodeHeads, slot: number, now: number): number {
+    const value = heads.values[slot]!;
+    if (value < 0 || now - heads.seenAt[slot]! > this.#options.maxAgeMs) return -1;
+    return value;
+  }
+
+  /** Records what one answer said about a node's head. */
+  observe(heads: NodeHeads, slot: number, value: number, bound: Bound, now: number): void {
+    if (!Number.isSafeInteger(value) || value < 0) return;
+    const current = this.headOf(heads, slot, now);
+    if (bound === Bound.atLeast) {
+      if (current >= value) return;
+    } else if (bound === Bound.below) {
+      if (current !== -1 && current < value) return;
+      value = value - 1;
+      if (value < 0) return;
+    }
+    heads.values[slot] = value;
+    heads.seenAt[slot] = now;
+    this.active = true;
+    this.#version++;
+  }
+
+  /** The chain's head in `slot`: the highest fresh head another node confirms, or -1. */
+  chainHead(slot: number, now: number): number {
+    if (this.#headVersion[slot] === this.#version && now - this.#headAt[slot]! < HEAD_CACHE_MS) {
+      return this.#head[slot]!;
+    }
+    const head = this.#computeHead(slot, now);
+    this.#head[slot] = head;
+    this.#headAt[slot] = now;
+    this.#headVersion[slot] = this.#version;
+    return head;
+  }
+
+  /** How far `heads` is behind the chain head, or -1 when either is unknown. */
+  lagOf(heads: NodeHeads, slot: number, now: number): number {
+    const own = this.headOf(heads, slot, now);
+    if (own < 0) return -1;
+    const head = this.chainHead(slot, now);
+    if (head < 0) return -1;
+    return own >= head ? 0 : head - own;
+  }
+
+  #computeHead(slot: number, now: number): number {
+    const fresh: number[] = [];
+    for (const heads of this.#nodes.values()) {
+      if (heads.wrongChain) continue;
+      const value = this.headOf(heads, slot, now);
+      if (value >= 0) fresh.push(value);
+    }
+    if (fresh.length < 2) return -1;
+    fresh.sort((a, b) => b - a);
+    // Sorted high to low, the nearest head below each is the one that could confirm it.
+    const window = this.#options.confirmWindow;
+    for (let i = 0; i + 1 < fresh.length; i++) {
+      if (fresh[i]! - fresh[i + 1]! <= window) return fresh[i]!;
+    }
+    return -1;
+  }
+}
