@@ -8,7 +8,7 @@ const EVM = headSlot(Family.evm, Level.latest);
 
 function setup() {
   const clock = new ManualClock();
-  const chain = new ChainState({ maxAgeMs: 10_000, confirmWindow: 1000 });
+  const chain = new ChainState({ maxAgeMs: 10_000, confirmWindow: 1000, maxLag: [50, 4] });
   return { clock, chain, a: chain.nodeHeads('a'), b: chain.nodeHeads('b') };
 }
 

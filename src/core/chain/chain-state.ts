@@ -14,6 +14,8 @@
  * behind, and with a single node there is no head to judge lag against.
  */
 
+import { DEFAULT_CHAIN_FIELDS, type ChainFields } from '../config/chain-fields.js';
+
 /** Which numbering a head is in. */
 export const Family = { solana: 0, evm: 1 } as const;
 export type Family = (typeof Family)[keyof typeof Family];
@@ -64,12 +66,26 @@ export interface ChainStateOptions {
   readonly maxAgeMs: number;
   /** A head counts once another node's head is within this many slots/blocks below it. */
   readonly confirmWindow: number;
+  /** How far behind (slots, blocks) a node may be for state reads, by Family. */
+  readonly maxLag: readonly [solana: number, evm: number];
+  /** Share (0..1) of head-showing reads sent to a node whose head is unknown or old. */
+  readonly sampleShare?: number;
 }
 
-export const DEFAULT_CHAIN_OPTIONS: ChainStateOptions = {
-  maxAgeMs: 60_000,
-  confirmWindow: 1000,
-};
+/** How far another node's head may lie below the chain's head and still confirm it. */
+export const CONFIRM_WINDOW = 1000;
+
+/** The tracker's options from `[server]` (absent: the shipped defaults). */
+export function chainOptions(fields: ChainFields = DEFAULT_CHAIN_FIELDS): ChainStateOptions {
+  return {
+    maxAgeMs: fields.headMaxAgeSeconds * 1000,
+    confirmWindow: CONFIRM_WINDOW,
+    maxLag: fields.maxLag,
+    sampleShare: fields.headSamplePercent / 100,
+  };
+}
+
+export const DEFAULT_CHAIN_OPTIONS: ChainStateOptions = chainOptions();
 
 /** Every node's heads and the chain's head per (family, level). */
 export class ChainState {
@@ -90,6 +106,19 @@ export class ChainState {
     return this.#options;
   }
 
+  /** Owed samples: grows by sampleShare per head-showing read, one sample spends 1. */
+  #sampleCredit = 0;
+
+  /** Whether this head-showing read should go to a node whose head is unknown or old. */
+  sampleDue(): boolean {
+    const share = this.#options.sampleShare ?? 0;
+    if (share <= 0) return false;
+    this.#sampleCredit += share;
+    if (this.#sampleCredit < 1) return false;
+    this.#sampleCredit -= 1;
+    return true;
+  }
+
   /** A reload may change the age and window; samples are kept. */
   configure(options: ChainStateOptions): void {
     this.#options = options;
@@ -101,9 +130,15 @@ export class ChainState {
     let heads = this.#nodes.get(name);
     if (heads === undefined) {
       heads = new NodeHeads(name);
-      this.#nodes.set(name, heads);
+      this.track(heads);
     }
     return heads;
+  }
+
+  /** Counts `heads` (a node's own, kept across reloads) from now on. */
+  track(heads: NodeHeads): void {
+    this.#nodes.set(heads.name, heads);
+    this.#version++;
   }
 
   /** A node removed by a reload no longer counts towards the chain head. */

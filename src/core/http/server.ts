@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ResponseCache } from '../cache/response-cache.js';
+import { chainOptions } from '../chain/chain-state.js';
 import { MONOTONIC_CLOCK, type Clock } from '../clock.js';
 import type { Config, NodeConfig } from '../config/types.js';
 import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js';
@@ -17,7 +18,7 @@ import { listen } from './listen.js';
 import { listenerOptions } from './listener-options.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
 import { sendBytes, sendJson, sendStatus } from './respond.js';
-import { quotaSamples } from './server-samples.js';
+import { chainSamples, quotaSamples } from './server-samples.js';
 import { sameValue, type ProxyServerOptions } from './server-options.js';
 
 export type { ProxyServerOptions } from './server-options.js';
@@ -66,6 +67,7 @@ export class ProxyServer {
       metrics: this.metrics,
       clock: this.#clock,
       deadlines: new DeadlineQueue(this.#clock),
+      chain: chainOptions(options.config.server.chain),
     });
     const events: RouteEvents = {
       penalized: (node, reason, seconds) => {
@@ -147,6 +149,7 @@ export class ProxyServer {
       }
     }
     proxy.metrics.setQuotaSource(() => quotaSamples(proxy.topology.table.all, new Date()));
+    proxy.metrics.setChainSource?.(() => chainSamples(proxy.topology, proxy.#clock.now()));
     proxy.#health.tick();
     proxy.#rankTimer = setInterval(() => proxy.#health.tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
