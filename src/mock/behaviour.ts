@@ -12,6 +12,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = {
   responseBytes: 0,
   methodErrors: {},
   evmClient: 'geth',
+  lag: 0,
 };
 
 /** Largest padded answer: big enough for 10–20 MB tests, small enough to stay in memory. */
@@ -110,6 +111,7 @@ export function mergeBehaviour(
     next.evmClient,
     `expected one of ${EVM_CLIENTS.join(', ')}`,
   );
+  check(Number.isSafeInteger(next.lag), 'lag', next.lag, 'expected a whole number of slots/blocks');
   prepareMethodErrors(next.methodErrors);
   return next;
 }
