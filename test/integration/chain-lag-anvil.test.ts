@@ -119,3 +119,52 @@ describe.skipIf(unavailable !== undefined)(
     });
   },
 );
+
+describe.skipIf(unavailable !== undefined)(`chain identity on anvil ${unavailable ?? ''}`, () => {
+  it('never uses a node on another chain, and says so in the log and /health', async () => {
+    const [right, wrong] = await Promise.all([startAnvil(), startAnvil(['--chain-id', '5'])]);
+    const h = await startHarness(
+      [
+        { name: 'wrong', tier: 0, upstream: wrong.url },
+        { name: 'right', tier: 0, upstream: right.url },
+      ],
+      {
+        clock: new ManualClock(),
+        budgetMs: 5000,
+        attemptTimeoutMs: 2000,
+        server: {
+          enableMetrics: true,
+          chain: {
+            maxLag: [50, 4],
+            headMaxAgeSeconds: 60,
+            headSamplePercent: 2,
+            expectChain: '31337',
+          },
+        },
+      },
+    );
+    try {
+      // The wrong node is first in the walk order: it would take everything.
+      for (let k = 0; k < 100; k++) h.server.topology.node('wrong')!.ema.observe(1);
+      h.server.topology.rank();
+      for (let i = 0; i < 10; i++) {
+        expect((await h.post(rpc('eth_blockNumber', i))).status).toBe(200);
+      }
+      const text = await h.metrics();
+      expect(metricValue(text, 'rpc_upstream_attempts_total', { node: 'wrong' })).toBe(0);
+      expect(metricValue(text, 'rpc_upstream_attempts_total', { node: 'right' })).toBe(10);
+      const health = (await h.health()) as unknown as {
+        nodes: { name: string; status: string; wrong_chain?: boolean }[];
+      };
+      expect(health.nodes.find((node) => node.name === 'wrong')).toMatchObject({
+        status: 'down',
+        wrong_chain: true,
+      });
+      expect(health.nodes.find((node) => node.name === 'right')!.wrong_chain).toBeUndefined();
+      expect(h.logs.join('')).toContain('node is on another chain; it is never used');
+    } finally {
+      await h.close();
+      await Promise.all([right.stop(), wrong.stop()]);
+    }
+  });
+});

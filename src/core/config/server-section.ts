@@ -159,7 +159,7 @@ export function readServerSection(
   r.accept('trusted_proxies');
   const trustedProxies = readProxyRanges(section.trusted_proxies, file, problems);
   const admin = readAdminFields(r, env, file, problems);
-  const chain = readChainFields(r);
+  const chain = readChainFields(r, file, problems);
   r.rejectUnknown(SERVER_KEYS);
   if (ws.wsPort !== undefined && ws.wsPort !== 0 && ws.wsPort === port) {
     problems.error(

@@ -13,6 +13,8 @@ export interface NodeHealth {
   readonly head?: Readonly<Record<string, number>>;
   /** Slots/blocks behind the head two nodes confirm (absent: unknown). */
   readonly lag?: number;
+  /** Present (true) when `[server] expect_chain` found it on another chain: never used. */
+  readonly wrong_chain?: true;
 }
 
 /** Marks a cordoned node (it no longer counts as active). */
@@ -48,6 +50,7 @@ function withChain(
   table: RoutingTable,
   now: number,
 ): NodeHealth {
+  if (node.heads.wrongChain) return { ...entry, status: 'down', wrong_chain: true };
   if (table.chain === undefined || !table.chain.active) return entry;
   const report = nodeChainReport(table.chain, node.heads, now);
   if (Object.keys(report.heads).length === 0) return entry;

@@ -7,6 +7,7 @@ import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js
 import { createPromMetrics } from '../prom-metrics.js';
 import { DeadlineQueue } from '../node/deadline-queue.js';
 import type { RouteEvents } from '../routing/attempt.js';
+import { checkChains } from '../routing/chain-identity.js';
 import { PolicyTable } from '../routing/policy-table.js';
 import { Topology, type TopologyDiff } from '../routing/topology.js';
 import { trustedProxyList } from './client-address.js';
@@ -132,6 +133,8 @@ export class ProxyServer {
     const options = this.#options;
     const server = options.config.server;
     const host = options.host ?? server.host;
+    // Nodes on another chain are found before the first request can reach them.
+    await checkChains(proxy.topology.table.all, server.chain?.expectChain, options.logger);
     proxy.#port = await listen(proxy.#server, host, options.port ?? server.port, 'proxy');
     if (server.enableMetrics && server.metricsPort !== undefined) {
       const metricsServer = createServer((req, res) => proxy.#onMetricsOnly(req, res));
@@ -206,6 +209,12 @@ export class ProxyServer {
       (key) => !sameValue(before[key], after[key]),
     );
     const { diff, retired } = this.topology.apply(config.nodes);
+    const added = new Set(diff.added);
+    void checkChains(
+      this.topology.table.all.filter((node) => added.has(node.name)),
+      before.chain?.expectChain,
+      this.#options.logger,
+    );
     this.#policies = new PolicyTable(config.routing, this.#options.registry);
     // A changed [cache] applies at once; a changed price list leaves stored answers alone.
     this.#handler.cache?.reconfigure(config.cache, config.routing?.writeMethods);

@@ -5,7 +5,7 @@
  * that decides where money is spent exists once.
  *
  * Per node, in this order (docs/routing.md, "How a request is routed"):
- *   retired by a reload / cordoned / tried by every candidate → pass over silently
+ *   retired by a reload / cordoned / on another chain / tried by every candidate → pass over
  *   penalized (unless the request fails open)             → skip: penalized
  *   per candidate: the node prices its method              → else skip: method_unsupported
  *   per candidate: not behind what the method tolerates while a fresher node of its tier
@@ -100,7 +100,9 @@ export function admit(
   permitHeld = false,
 ): Attempt | undefined {
   let attempt: Attempt | undefined;
-  const first = node.retired || node.cordoned ? -1 : firstUntried(node, group);
+  // A node on another chain (or not yet checked: [server] expect_chain) is never used.
+  const out = node.retired || node.cordoned || node.heads.wrongChain;
+  const first = out ? -1 : firstUntried(node, group);
   if (first === -1) {
     if (permitHeld) node.permits.release();
     return undefined;
