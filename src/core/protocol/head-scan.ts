@@ -178,3 +178,8 @@ export function blockParamOf(body: Buffer, index: number): number {
   if (number >= 0) return number;
   return TAGS.get(body.toString('latin1', start, end)) ?? BlockTag.other;
 }
+
+/** `"name":N` anywhere in `bytes` (a notification's result), or -1. */
+export function memberNumberOf(bytes: Buffer, name: string): number {
+  return numberAfter(bytes, key(name), 0, bytes.length);
+}

@@ -7,6 +7,7 @@
  * is shutting down) — never 1000, after which web3.js and kit stop silently.
  */
 import type { Logger } from 'pino';
+import { readStreamHead } from '../chain/stream-heads.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { errorFault } from '../protocol/upstream-errors.js';
 import type { RouteContext } from '../routing/route-context.js';
@@ -227,6 +228,18 @@ export class UpstreamSubscriptions {
   ): void {
     const set = socket.subscriptions.get(key);
     if (set === undefined) return;
+    // Slot, root and newHeads notifications are the node's head, read for lag-aware routing.
+    const chain = this.options.route.table().chain;
+    const first = set.values().next().value;
+    if (chain !== undefined && first !== undefined) {
+      readStreamHead(
+        chain,
+        socket.node.heads,
+        first.spec.kind,
+        bytes,
+        this.options.route.clock.now(),
+      );
+    }
     for (const sub of [...set]) {
       if (sub.socket !== socket) continue;
       sub.deliver(bytes, parsed);
