@@ -158,6 +158,27 @@ describe('lag-aware routing', () => {
     expect(h.server.topology.node('fast')!.penalty.isActive(0)).toBe(false);
   });
 
+  it('reopens stale batch elements for a fresher node, in the same batch', async () => {
+    const { h, chain } = await start(0);
+    const state = h.server.topology.chain;
+    const fresh = h.server.topology.node('fresh')!;
+    for (let i = 0; i < 10 && state.headOf(fresh.heads, FINALIZED, 0) < 0; i++) {
+      await h.post(rpc('getSlot', i));
+    }
+    h.mocks.fast!.setBehaviour({ lag: 200 });
+    pinLatencies(h);
+    const before = calls(h, 'fast', 'getSlot');
+    const batch = await h.post([1, 2, 3].map((id) => rpc('getSlot', id)));
+    expect((batch.json as unknown[]).map(resultOf)).toEqual([
+      chain.slot(),
+      chain.slot(),
+      chain.slot(),
+    ]);
+    expect(calls(h, 'fast', 'getSlot')).toBe(before + 3);
+    const text = await h.metrics();
+    expect(metricValue(text, 'rpc_stale_answers_total', { node: 'fast' })).toBe(3);
+  });
+
   it('a node reporting a far future head does not push honest nodes out', async () => {
     const { h, chain } = await start(0, [{ name: 'liar', lag: -1_000_000 }]);
     for (let i = 0; i < 10; i++) await h.post(rpc('getSlot', i));
