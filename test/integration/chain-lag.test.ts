@@ -202,4 +202,24 @@ describe('lag-aware routing', () => {
     const total = Object.values(h.mocks).reduce((sum, mock) => sum + mock.stats().requests, 0);
     expect(total).toBe(1);
   });
+
+  it('probes only the node that sets head_probe_seconds, booked like any call', async () => {
+    const chain = new MockChain({ manual: true });
+    const h = await startHarness(
+      [
+        { name: 'quiet', tier: 0, mock: { chain } },
+        { name: 'probed', tier: 0, headProbeSeconds: 30, mock: { chain } },
+      ],
+      { clock: new ManualClock() },
+    );
+    harness = h;
+    await expect.poll(() => calls(h, 'probed', 'getSlot')).toBe(1);
+    expect(h.mocks.quiet!.stats().requests).toBe(0);
+    expect(h.server.topology.node('probed')!.usage.used).toBe(1);
+    await expect
+      .poll(() =>
+        h.server.topology.chain.headOf(h.server.topology.node('probed')!.heads, FINALIZED, 0),
+      )
+      .toBe(chain.slot());
+  });
 });

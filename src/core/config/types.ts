@@ -132,6 +132,8 @@ export interface NodeConfig {
   readonly spilloverThreshold: number;
   readonly resetDay: number;
   readonly pricing: PriceList;
+  /** Seconds between head probes (`head_probe_seconds`); absent: never probed. */
+  readonly headProbeSeconds?: number;
 }
 
 /** The `[cluster]` table: several workers, and replicas sharing limits through Redis. */

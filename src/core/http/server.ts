@@ -109,7 +109,13 @@ export class ProxyServer {
       routingHeaders: server.routingHeaders,
     };
     this.#cors = CorsPolicy.from(server.corsOrigins);
-    this.#health = new HealthTicker(this.topology, this.metrics, this.#clock, options.logger);
+    this.#health = new HealthTicker(
+      this.topology,
+      this.metrics,
+      this.#clock,
+      options.logger,
+      options.config.server.chain?.expectChain,
+    );
     this.#server = createServer(listenerOptions(server.keepAliveTimeoutMs), (req, res) =>
       this.#onRequest(req, res),
     );
