@@ -97,6 +97,8 @@ export class ChainState {
   readonly #headAt = new Float64Array(SLOTS).fill(-Infinity);
   #version = 0;
   readonly #headVersion = new Float64Array(SLOTS).fill(-1);
+  /** Reused by the head computation (no array per answer). */
+  #scratch = new Float64Array(8);
 
   constructor(options: ChainStateOptions = DEFAULT_CHAIN_OPTIONS) {
     this.#options = options;
@@ -169,10 +171,11 @@ export class ChainState {
       value = value - 1;
       if (value < 0) return;
     }
+    // A new value (or one that had expired) can move the chain head; a repeat only refreshes.
+    if (heads.values[slot] !== value || current === -1) this.#version++;
     heads.values[slot] = value;
     heads.seenAt[slot] = now;
     this.active = true;
-    this.#version++;
   }
 
   /** The chain's head in `slot`: the highest fresh head another node confirms, or -1. */
@@ -197,18 +200,22 @@ export class ChainState {
   }
 
   #computeHead(slot: number, now: number): number {
-    const fresh: number[] = [];
+    if (this.#scratch.length < this.#nodes.size)
+      this.#scratch = new Float64Array(this.#nodes.size * 2);
+    const fresh = this.#scratch;
+    let count = 0;
     for (const heads of this.#nodes.values()) {
       if (heads.wrongChain) continue;
       const value = this.headOf(heads, slot, now);
-      if (value >= 0) fresh.push(value);
+      if (value >= 0) fresh[count++] = value;
     }
-    if (fresh.length < 2) return -1;
-    fresh.sort((a, b) => b - a);
-    // Sorted high to low, the nearest head below each is the one that could confirm it.
+    if (count < 2) return -1;
+    // Typed arrays sort numerically, low to high, in place: the nearest head below each
+    // (the one that could confirm it) is the one before it.
+    const sorted = fresh.subarray(0, count).sort();
     const window = this.#options.confirmWindow;
-    for (let i = 0; i + 1 < fresh.length; i++) {
-      if (fresh[i]! - fresh[i + 1]! <= window) return fresh[i]!;
+    for (let i = count - 1; i > 0; i--) {
+      if (sorted[i]! - sorted[i - 1]! <= window) return sorted[i]!;
     }
     return -1;
   }
