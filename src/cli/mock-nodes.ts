@@ -55,7 +55,11 @@ export function declareMockNodes(program: Command): void {
     )
     .option('--lag <n>', 'serve the chain n slots/blocks behind its head (a lagging replica)')
     .option('--ahead <n>', 'report a head n slots/blocks in the future (a node gone wrong)')
-    .option('--nodes <name,...>', 'apply the fault, method errors and lag to these nodes only')
+    .option('--other-chain', 'follow another chain: eth_chainId 5, devnet genesis hash')
+    .option(
+      '--nodes <name,...>',
+      'apply the fault, method errors, lag and other chain to these nodes only',
+    )
     .option('--quiet', 'no requests/s line every 5 s')
     .addHelpText(
       'after',

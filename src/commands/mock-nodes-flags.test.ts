@@ -88,7 +88,7 @@ describe('mock-nodes flags', () => {
     );
     expect(usageMessage(() => faultOf({ rpcData: '1' }))).toBe('--rpc-data "1": needs --fault');
     expect(usageMessage(() => planNodes({ nodes: 'a' }, TARGETS))).toBe(
-      '--nodes "a": needs --fault, --method-error, --lag or --ahead',
+      '--nodes "a": needs --fault, --method-error, --lag, --ahead or --other-chain',
     );
   });
 

@@ -41,6 +41,7 @@ export interface MockNodesOptions {
   readonly quiet?: boolean | undefined;
   readonly lag?: string | undefined;
   readonly ahead?: string | undefined;
+  readonly otherChain?: boolean | undefined;
 }
 
 /** One node to start: where, and over which scheme. */
@@ -104,9 +105,17 @@ function checkFaultFlags(options: MockNodesOptions): void {
       throw usage(flag, value, `only applies to --fault ${kinds.join(' / ')}`);
   }
   const scoped =
-    kind !== undefined || !!options.methodError?.length || !!options.lag || !!options.ahead;
+    kind !== undefined ||
+    !!options.methodError?.length ||
+    !!options.lag ||
+    !!options.ahead ||
+    options.otherChain === true;
   if (options.nodes !== undefined && !scoped) {
-    throw usage('--nodes', options.nodes, 'needs --fault, --method-error, --lag or --ahead');
+    throw usage(
+      '--nodes',
+      options.nodes,
+      'needs --fault, --method-error, --lag, --ahead or --other-chain',
+    );
   }
 }
 
@@ -255,6 +264,7 @@ export function planNodes(
     fault: fault && inScope(target.name) ? fault : { kind: 'none' },
     methodErrors: inScope(target.name) ? methodErrors : {},
     lag: inScope(target.name) ? lag : 0,
+    otherChain: options.otherChain === true && inScope(target.name),
   }));
 }
 

@@ -13,6 +13,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = {
   methodErrors: {},
   evmClient: 'geth',
   lag: 0,
+  otherChain: false,
 };
 
 /** Largest padded answer: big enough for 10–20 MB tests, small enough to stay in memory. */
@@ -110,6 +111,12 @@ export function mergeBehaviour(
     'evmClient',
     next.evmClient,
     `expected one of ${EVM_CLIENTS.join(', ')}`,
+  );
+  check(
+    typeof next.otherChain === 'boolean',
+    'otherChain',
+    next.otherChain,
+    'expected true or false',
   );
   check(Number.isSafeInteger(next.lag), 'lag', next.lag, 'expected a whole number of slots/blocks');
   prepareMethodErrors(next.methodErrors);

@@ -80,6 +80,7 @@ function methodContext(
     },
     transactionStatus: (kind, id) => chain.statusOf(kind, id),
     account: (pubkey) => chain.account(pubkey),
+    otherChain: () => state().behaviour.otherChain,
   };
 }
 

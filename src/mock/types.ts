@@ -106,6 +106,8 @@ export interface MockBehaviour {
    * Change it at run time to make a node jump. Default 0.
    */
   lag: number;
+  /** Follow another chain: eth_chainId 5 and devnet's genesis hash instead of mainnet's. */
+  otherChain: boolean;
 }
 
 /** How to start one mock node. */

@@ -222,4 +222,35 @@ describe('lag-aware routing', () => {
       )
       .toBe(chain.slot());
   });
+
+  it('never uses a mock node on another chain (expect_chain = the mainnet genesis hash)', async () => {
+    const chain = new MockChain({ manual: true });
+    const h = await startHarness(
+      [
+        { name: 'devnet', tier: 0, mock: { chain, otherChain: true } },
+        { name: 'mainnet', tier: 0, mock: { chain } },
+      ],
+      {
+        clock: new ManualClock(),
+        server: {
+          chain: {
+            maxLag: [50, 4],
+            headMaxAgeSeconds: 60,
+            headSamplePercent: 50,
+            expectChain: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
+          },
+        },
+      },
+    );
+    harness = h;
+    for (let i = 0; i < 20; i++) expect((await h.post(rpc('getSlot', i))).status).toBe(200);
+    expect(h.mocks.devnet!.stats().byMethod).toEqual({ getGenesisHash: 1 });
+    expect(calls(h, 'mainnet', 'getSlot')).toBe(20);
+    const health = (await h.health()) as unknown as {
+      status: string;
+      nodes: { name: string; wrong_chain?: boolean }[];
+    };
+    expect(health.status).toBe('degraded');
+    expect(health.nodes[0]).toMatchObject({ name: 'devnet', wrong_chain: true });
+  });
 });
