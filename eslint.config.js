@@ -124,6 +124,29 @@ export default tseslint.config(
       },
     ]),
   },
+  // chain/ knows the chain from answers: it reads protocol bytes and config, nothing above.
+  {
+    files: ['src/core/chain/**/*.ts'],
+    rules: restrict([
+      {
+        group: [
+          '**/node/**',
+          '**/quota/**',
+          '**/routing/**',
+          '**/serving/**',
+          '**/cache/**',
+          '**/http/**',
+          '**/ws/**',
+          '**/metrics.js',
+          '**/index.js',
+          '**/commands/**',
+          '**/mock/**',
+          '**/bench/**',
+        ],
+        message: 'chain/ sits above protocol and config, below node, routing and everything else.',
+      },
+    ]),
+  },
   {
     files: [
       'src/core/node/**/*.ts',

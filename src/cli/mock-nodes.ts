@@ -53,7 +53,13 @@ export function declareMockNodes(program: Command): void {
       '--shared-mempool',
       'one mempool for all nodes (a transaction sent to one is known to all)',
     )
-    .option('--nodes <name,...>', 'apply the fault and method errors to these nodes only')
+    .option('--lag <n>', 'serve the chain n slots/blocks behind its head (a lagging replica)')
+    .option('--ahead <n>', 'report a head n slots/blocks in the future (a node gone wrong)')
+    .option('--other-chain', 'follow another chain: eth_chainId 5, devnet genesis hash')
+    .option(
+      '--nodes <name,...>',
+      'apply the fault, method errors, lag and other chain to these nodes only',
+    )
     .option('--quiet', 'no requests/s line every 5 s')
     .addHelpText(
       'after',

@@ -46,6 +46,17 @@ describe('mock-nodes flags', () => {
     }
   });
 
+  it('turns --lag and --ahead into the lag of the --nodes in scope', () => {
+    expect(planNodes({ lag: '200', nodes: 'a' }, TARGETS).map((plan) => plan.lag)).toEqual([
+      200, 0,
+    ]);
+    expect(planNodes({ ahead: '1000000' }, TARGETS).map((plan) => plan.lag)).toEqual([
+      -1_000_000, -1_000_000,
+    ]);
+    expect(usageMessage(() => planNodes({ lag: '-3' }, TARGETS))).toContain('--lag "-3"');
+    expect(usageMessage(() => planNodes({ lag: '1', ahead: '2' }, TARGETS))).toContain('--ahead');
+  });
+
   it('scopes method errors and faults to --nodes', () => {
     const plans = planNodes({ methodError: ['eth_call=geth.revert'], nodes: 'b' }, TARGETS);
     expect(plans.map((plan) => plan.methodErrors)).toEqual([{}, { eth_call: 'geth.revert' }]);
@@ -77,7 +88,7 @@ describe('mock-nodes flags', () => {
     );
     expect(usageMessage(() => faultOf({ rpcData: '1' }))).toBe('--rpc-data "1": needs --fault');
     expect(usageMessage(() => planNodes({ nodes: 'a' }, TARGETS))).toBe(
-      '--nodes "a": needs --fault or --method-error',
+      '--nodes "a": needs --fault, --method-error, --lag, --ahead or --other-chain',
     );
   });
 

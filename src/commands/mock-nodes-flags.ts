@@ -39,6 +39,9 @@ export interface MockNodesOptions {
   readonly listMethodErrors?: boolean | undefined;
   readonly nodes?: string | undefined;
   readonly quiet?: boolean | undefined;
+  readonly lag?: string | undefined;
+  readonly ahead?: string | undefined;
+  readonly otherChain?: boolean | undefined;
 }
 
 /** One node to start: where, and over which scheme. */
@@ -101,8 +104,18 @@ function checkFaultFlags(options: MockNodesOptions): void {
     if (!kinds.includes(kind))
       throw usage(flag, value, `only applies to --fault ${kinds.join(' / ')}`);
   }
-  if (options.nodes !== undefined && kind === undefined && !options.methodError?.length) {
-    throw usage('--nodes', options.nodes, 'needs --fault or --method-error');
+  const scoped =
+    kind !== undefined ||
+    !!options.methodError?.length ||
+    !!options.lag ||
+    !!options.ahead ||
+    options.otherChain === true;
+  if (options.nodes !== undefined && !scoped) {
+    throw usage(
+      '--nodes',
+      options.nodes,
+      'needs --fault, --method-error, --lag, --ahead or --other-chain',
+    );
   }
 }
 
@@ -240,6 +253,7 @@ export function planNodes(
   const fault = faultOf(options);
   const methodErrors = methodErrorsOf(options.methodError);
   const inScope = scopedNodes(options, targets);
+  const lag = lagOf(options);
   return targets.map((target, i) => ({
     ...shared,
     name: target.name,
@@ -249,5 +263,16 @@ export function planNodes(
     delayMs: delayMs[i] ?? 0,
     fault: fault && inScope(target.name) ? fault : { kind: 'none' },
     methodErrors: inScope(target.name) ? methodErrors : {},
+    lag: inScope(target.name) ? lag : 0,
+    otherChain: options.otherChain === true && inScope(target.name),
   }));
+}
+
+/** `--lag N` (serve the chain N slots/blocks behind) or `--ahead N` (a head N in the future). */
+function lagOf(options: MockNodesOptions): number {
+  const behind = optionalNumber('--lag', options.lag, 0, { integer: true, max: 1_000_000_000 });
+  const ahead = optionalNumber('--ahead', options.ahead, 0, { integer: true, max: 1_000_000_000 });
+  if (behind > 0 && ahead > 0)
+    throw usage('--ahead', String(options.ahead), 'not together with --lag');
+  return ahead > 0 ? -ahead : behind;
 }

@@ -78,6 +78,18 @@ function describeMethodErrors(node: MockNodeOptions): string {
 }
 
 function describeFault(node: MockNodeOptions): string {
+  const lag = node.lag ?? 0;
+  const behind =
+    lag > 0 ? `${lag} slots/blocks behind` : lag < 0 ? `${-lag} slots/blocks ahead` : '';
+  const chain = [behind, node.otherChain === true ? 'another chain' : '']
+    .filter(Boolean)
+    .join(', ');
+  const text = describeErrors(node);
+  if (chain === '') return text;
+  return text === 'none' ? chain : `${text}; ${chain}`;
+}
+
+function describeErrors(node: MockNodeOptions): string {
   const fault = node.fault ?? { kind: 'none' };
   const methodErrors = describeMethodErrors(node);
   if (fault.kind === 'none') return methodErrors || 'none';

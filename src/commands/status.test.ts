@@ -64,3 +64,25 @@ describe('renderStatus', () => {
     expect(text).toContain('\x1b[35mcordoned\x1b[0m');
   });
 });
+
+describe('status head column', () => {
+  it('shows head (lag), ? for a lag nobody can judge yet, — with no head', () => {
+    const text = renderStatus(
+      {
+        ...doc,
+        nodes: [
+          node({ head: 320_000_000, lag: 0 }),
+          node({ name: 'b', head: 319_999_800, lag: 200 }),
+          node({ name: 'c', head: 5, lag: null }),
+          node({ name: 'd' }),
+        ],
+      },
+      false,
+    );
+    const rows = text.split('\n');
+    expect(rows.find((line) => line.includes('│ a '))).toMatch(/│ 320,000,000 \(0\)\s+│$/);
+    expect(rows.find((line) => line.includes('│ b '))).toMatch(/│ 319,999,800 \(200\)\s+│$/);
+    expect(rows.find((line) => line.includes('│ c '))).toMatch(/│ 5 \(\?\)\s+│$/);
+    expect(rows.find((line) => line.includes('│ d '))).toMatch(/│ —\s+│$/);
+  });
+});

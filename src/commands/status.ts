@@ -43,6 +43,13 @@ function credits(node: NodeView): string {
   return `${formatCredits(node.credits_used)} / ${threshold} / ${formatCredits(node.monthly_limit)}`;
 }
 
+/** `head (lag)`: — when no head is known, `?` for a lag nobody can judge yet. */
+function headText(node: NodeView): string {
+  if (node.head === null || node.head === undefined) return '—';
+  const lag = node.lag === null || node.lag === undefined ? '?' : num(node.lag, '?');
+  return `${num(node.head, '—')} (${lag})`;
+}
+
 /** The node table and its footer, as people read it. */
 export function renderStatus(doc: NodesDocument, colour: boolean): string {
   const now = Date.parse(doc.generated_at);
@@ -58,6 +65,7 @@ export function renderStatus(doc: NodesDocument, colour: boolean): string {
       'credits used / spillover / limit',
       'next reset',
       'last min req/fail',
+      'head (lag)',
     ],
     doc.nodes.map((node) => [
       node.name,
@@ -70,6 +78,7 @@ export function renderStatus(doc: NodesDocument, colour: boolean): string {
       credits(node),
       node.next_reset,
       `${num(node.requests_last_minute, '0')} / ${num(node.failures_last_minute, '0')}`,
+      headText(node),
     ]),
   );
   const processes = doc.workers === 1 ? '1 serving process' : `${doc.workers} workers`;

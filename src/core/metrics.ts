@@ -111,6 +111,18 @@ export interface NodeMetrics {
   skip(reason: number): void;
   /** A streamed answer the upstream broke off after the client had its first bytes. */
   streamBroken(): void;
+  /** The node was passed over for `method` because it is behind (rpc_lag_skips_total). */
+  lagSkip?(method: string): void;
+  /** An answer too stale to relay was retried elsewhere; it cost `credits` (rpc_stale_*). */
+  staleAnswer?(credits: number): void;
+}
+
+/** A node's chain state at scrape time (rpc_node_head, rpc_node_lag). */
+export interface ChainSample {
+  readonly node: string;
+  readonly heads: Readonly<Record<string, number>>;
+  /** -1: unknown. */
+  readonly lag: number;
 }
 
 /** A node's state as the ranking tick publishes it. */
@@ -202,6 +214,8 @@ export interface ProxyMetrics {
   setQuotaSource(source: () => readonly QuotaSample[]): void;
   /** Registers the live source of the WebSocket series (absent: metrics without them). */
   setWsSource?(source: () => WsSnapshot): void;
+  /** Registers the live source of rpc_node_head / rpc_node_lag (absent: not exported). */
+  setChainSource?(source: () => readonly ChainSample[]): void;
   /** Registers the live source of the cluster gauges (only when coordinating with others). */
   setClusterSource(source: () => ClusterSample): void;
   /** The cache's recorders; absent = record nothing. */

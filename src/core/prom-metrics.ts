@@ -22,7 +22,9 @@ import {
   type BuildInfo,
   type WsSnapshot,
   type ClusterSample,
+  type ChainSample,
 } from './metrics.js';
+import { ChainCounters } from './prom-chain-metrics.js';
 import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import { NodeHealthGauges, type TierLabel } from './prom-health-metrics.js';
@@ -83,6 +85,8 @@ class PromMetrics implements ProxyMetrics {
   readonly cache: PromCacheMetrics;
   #wsSource: () => WsSnapshot = () => EMPTY_WS_SNAPSHOT;
   #clusterRegistered = false;
+  #chainSource: () => readonly ChainSample[] = () => [];
+  readonly #chain: ChainCounters;
 
   constructor(build: BuildInfo) {
     const registers = [this.#registry];
@@ -171,6 +175,7 @@ class PromMetrics implements ProxyMetrics {
     registerQuotaGauges(registry, () => this.#quotaSource());
     this.cache = createCacheMetrics(registry);
     registerWsMetrics(registry, () => this.#wsSource());
+    this.#chain = new ChainCounters(registry, () => this.#chainSource());
   }
 
   request(outcome: number, seconds: number): void {
@@ -209,6 +214,8 @@ class PromMetrics implements ProxyMetrics {
     const durations = this.#attemptDurations;
     const skipCounter = this.#skips;
     const breakCounter = this.#streamBreaks;
+    const chain = this.#chain;
+    chain.addNode(name);
     // Counter and histogram indexes are allocated in step, so one index serves both. A node
     // removed by a reload keeps recording into retired indexes that are no longer exported.
     const recorder: NodeMetrics = {
@@ -222,6 +229,12 @@ class PromMetrics implements ProxyMetrics {
       },
       streamBroken() {
         breakCounter.inc(breaks);
+      },
+      lagSkip(method) {
+        chain.lagSkip(name, method);
+      },
+      staleAnswer(credits) {
+        chain.staleAnswer(name, credits);
       },
     };
     this.#nodes.set(name, { recorder, attempts, skips, breaks, tier: undefined });
@@ -240,6 +253,7 @@ class PromMetrics implements ProxyMetrics {
     for (const index of series.skips) this.#skips.remove(index);
     this.#streamBreaks.remove(series.breaks);
     this.cache.removeNode(name);
+    this.#chain.removeNode(name);
     this.#health.remove(name, series);
   }
 
@@ -249,6 +263,10 @@ class PromMetrics implements ProxyMetrics {
 
   setQuotaSource(source: () => readonly QuotaSample[]): void {
     this.#quotaSource = source;
+  }
+
+  setChainSource(source: () => readonly ChainSample[]): void {
+    this.#chainSource = source;
   }
 
   setWsSource(source: () => WsSnapshot): void {

@@ -12,6 +12,8 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = {
   responseBytes: 0,
   methodErrors: {},
   evmClient: 'geth',
+  lag: 0,
+  otherChain: false,
 };
 
 /** Largest padded answer: big enough for 10–20 MB tests, small enough to stay in memory. */
@@ -110,6 +112,13 @@ export function mergeBehaviour(
     next.evmClient,
     `expected one of ${EVM_CLIENTS.join(', ')}`,
   );
+  check(
+    typeof next.otherChain === 'boolean',
+    'otherChain',
+    next.otherChain,
+    'expected true or false',
+  );
+  check(Number.isSafeInteger(next.lag), 'lag', next.lag, 'expected a whole number of slots/blocks');
   prepareMethodErrors(next.methodErrors);
   return next;
 }

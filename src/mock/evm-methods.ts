@@ -37,6 +37,8 @@ const SAFE_DEPTH = 32;
 const MAX_FEE_HISTORY_BLOCKS = 1024;
 
 const constant = (json: string): MethodSpec => ({ result: () => json });
+/** Goerli's id for a node on another chain (behaviour `otherChain`), mainnet's otherwise. */
+const chainIdOf = (ctx: MethodContext): number => (ctx.otherChain?.() === true ? 5 : CHAIN_ID);
 const forAddress = (json: string): MethodSpec => ({
   result: (params) => {
     stringAt(params, 0, 'address');
@@ -145,8 +147,8 @@ function rangeLogs(params: unknown, ctx: MethodContext): string | undefined {
 
 /** EVM method name → spec. */
 export const EVM_METHOD_SPECS: ReadonlyArray<readonly [string, MethodSpec]> = [
-  ['eth_chainId', constant(`"${toQuantity(CHAIN_ID)}"`)],
-  ['net_version', constant(`"${CHAIN_ID}"`)],
+  ['eth_chainId', { result: (_p, ctx) => `"${toQuantity(chainIdOf(ctx))}"` }],
+  ['net_version', { result: (_p, ctx) => `"${chainIdOf(ctx)}"` }],
   ['net_listening', constant('true')],
   ['net_peerCount', constant('"0x32"')],
   ['eth_syncing', constant('false')],

@@ -20,6 +20,8 @@ export interface MethodContext {
   readonly transactionStatus?: (chain: TransactionChain, id: string) => TransactionStatus;
   /** An account the chain changed on demand (MockChain.setAccount), else undefined. */
   readonly account?: (pubkey: string) => MockAccount | undefined;
+  /** True while the node follows another chain (behaviour `otherChain`): its identity differs. */
+  readonly otherChain?: () => boolean;
 }
 
 /** A submitted transaction: still pending, landed in a slot, or unknown. */

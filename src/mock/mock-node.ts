@@ -9,6 +9,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import { StartupError } from '../core/errors.js';
 import { DEFAULT_BEHAVIOUR, mergeBehaviour } from './behaviour.js';
 import { CHAIN } from './chain-clock.js';
+import { laggedView } from './lagged-view.js';
 import { handOverAfterRtt, type DelayedSocket } from './delayed-socket.js';
 import { FaultPicker } from './faults.js';
 import { closeIdleConnections } from './idle-close.js';
@@ -65,7 +66,7 @@ function methodContext(
   const view = chain === DEFAULT_MOCK_CHAIN ? CHAIN : chain;
   const base = nodeMethodContext(
     options.name,
-    view,
+    laggedView(view, () => state().behaviour.lag),
     mempool,
     () => state().behaviour.evmClient,
     stats,
@@ -79,6 +80,7 @@ function methodContext(
     },
     transactionStatus: (kind, id) => chain.statusOf(kind, id),
     account: (pubkey) => chain.account(pubkey),
+    otherChain: () => state().behaviour.otherChain,
   };
 }
 

@@ -9,6 +9,7 @@
  * outputs_as_batch), so a body of notifications only is answered 200 with an empty body by both
  * (jsonrpc-http-server's test should_return_empty_response_for_notification).
  */
+import { checkMinContextSlot } from './min-context-slot.js';
 import { ERROR_MESSAGE, RPC_ERROR, errorJson } from '../core/protocol/index.js';
 import { batchIdJsons, isPlainText, singleIdJson } from './call-ids.js';
 import { EVM_METHOD_SPECS } from './evm-methods.js';
@@ -152,6 +153,7 @@ export class RpcResponder {
     const spec = this.#methods.get(method);
     if (!spec) return this.#error(method, errorJson(METHOD_NOT_FOUND, 'Method not found', idJson));
     try {
+      checkMinContextSlot(call.params, this.#ctx);
       if (responseBytes > 0) return this.#padded(method, spec, call.params, idJson, responseBytes);
       return `${RESULT_HEAD}${spec.result(call.params, this.#ctx)},"id":${idJson}}`;
     } catch (err) {

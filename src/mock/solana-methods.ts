@@ -23,6 +23,8 @@ import {
 import { sendTransaction, simulationJson, transactionJson } from './solana-transaction.js';
 
 const GENESIS_HASH = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
+/** devnet's, for a node on another chain (behaviour `otherChain`). */
+const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
 const IDENTITY = base58Of('identity');
 const VERSION = '{"feature-set":3271415109,"solana-core":"2.1.21"}';
 const LAMPORTS_PER_BYTE_YEAR_X2 = 6960;
@@ -112,7 +114,12 @@ export const SOLANA_METHOD_SPECS: ReadonlyArray<readonly [string, MethodSpec]> =
   ['getTransactionCount', { result: (_p, ctx) => String(slotOf(ctx) * 1200) }],
   ['getFirstAvailableBlock', constant('0')],
   ['minimumLedgerSlot', { result: (_p, ctx) => String(slotOf(ctx) - 500_000) }],
-  ['getGenesisHash', constant(`"${GENESIS_HASH}"`)],
+  [
+    'getGenesisHash',
+    {
+      result: (_p, ctx) => `"${ctx.otherChain?.() === true ? DEVNET_GENESIS_HASH : GENESIS_HASH}"`,
+    },
+  ],
   ['getIdentity', constant(`{"identity":"${IDENTITY}"}`)],
   ['getSlotLeader', { result: (_p, ctx) => `"${base58Of(`leader:${slotOf(ctx) >> 2}`)}"` }],
   ['getVersion', constant(VERSION)],

@@ -100,6 +100,14 @@ export interface MockBehaviour {
   methodErrors: Readonly<Record<string, MethodErrorSpec>>;
   /** Whose "already known" a resubmitted eth_sendRawTransaction gets (default geth). */
   evmClient: EvmClient;
+  /**
+   * Serve the chain this many slots (Solana) and blocks (EVM) behind its head, advancing at
+   * the chain's pace, like a lagging replica; negative: ahead (a node reporting a future head).
+   * Change it at run time to make a node jump. Default 0.
+   */
+  lag: number;
+  /** Follow another chain: eth_chainId 5 and devnet's genesis hash instead of mainnet's. */
+  otherChain: boolean;
 }
 
 /** How to start one mock node. */

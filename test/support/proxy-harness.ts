@@ -24,6 +24,8 @@ export interface TestNode extends Partial<Omit<NodeConfig, 'pricing' | 'url' | '
   readonly mock?: Omit<MockNodeOptions, 'name'>;
   /** Point the node at a dead port instead of a mock. */
   readonly dead?: boolean;
+  /** Point the node at this URL (a real node, e.g. anvil) instead of a mock. */
+  readonly upstream?: string;
 }
 
 /** A running proxy in front of mock nodes, for integration tests. */
@@ -106,13 +108,14 @@ export async function startHarness(
     cache?: CacheConfig | null;
   } = {},
 ): Promise<Harness> {
-  const live = nodes.filter((node) => !node.dead);
+  const live = nodes.filter((node) => !node.dead && node.upstream === undefined);
   const mockList = await startMockNodes(live.map((node) => ({ name: node.name, ...node.mock })));
   const mocks = Object.fromEntries(mockList.map((mock) => [mock.name, mock]));
   const configs: NodeConfig[] = [];
   for (const node of nodes) {
-    const url = node.dead ? `http://127.0.0.1:${await freePort()}` : mocks[node.name]!.url;
-    const { prices, unknownCost, mock: _mock, dead: _dead, ...rest } = node;
+    const url =
+      node.upstream ?? (node.dead ? `http://127.0.0.1:${await freePort()}` : mocks[node.name]!.url);
+    const { prices, unknownCost, mock: _mock, dead: _dead, upstream: _upstream, ...rest } = node;
     const pricing = priceList(prices ?? {}, unknownCost === null ? undefined : (unknownCost ?? 1));
     const monthlyLimit = rest.monthlyLimit;
     const spilloverThreshold =

@@ -4,6 +4,8 @@
  * the primary merges them (`mergeNodeViews`): traffic adds up, a penalty any worker holds
  * counts, latency is the mean of the measured ones.
  */
+import { nodeChainReport } from '../chain/chain-report.js';
+import type { ChainState } from '../chain/chain-state.js';
 import type { Clock } from '../clock.js';
 import type { NodeConfig } from '../config/types.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
@@ -27,6 +29,10 @@ export interface NodeView {
   readonly penalty_reason: string | null;
   /** Latency EMA in ms (0.1 ms precision); null before the first answer. */
   readonly latency_ms: number | null;
+  /** Its most current head (slot/block) as its answers showed it; null when none is known. */
+  readonly head?: number | null;
+  /** Slots/blocks behind the head two nodes confirm; null when unknown. */
+  readonly lag?: number | null;
   /** Attempts in the last second. */
   readonly rps: number;
   readonly rps_limit: number | null;
@@ -60,12 +66,21 @@ function limitsOf(config: NodeConfig, today: Date) {
   };
 }
 
+/** The node's head and lag (null: unknown). */
+function chainOf(node: UpstreamNode, chain: ChainState | undefined, now: number) {
+  if (chain === undefined || !chain.active) return { head: null, lag: null };
+  const report = nodeChainReport(chain, node.heads, now);
+  const heads = Object.values(report.heads);
+  return { head: heads.length === 0 ? null : heads[0]!, lag: report.lag < 0 ? null : report.lag };
+}
+
 function viewOf(
   node: UpstreamNode,
   rank: number,
   clock: Clock,
   activity: ActivityWindow,
   today: Date,
+  chain: ChainState | undefined,
 ): NodeView {
   const now = clock.now();
   const penalized = node.penalty.isActive(now);
@@ -81,6 +96,7 @@ function viewOf(
       : null,
     penalty_reason: penalized ? node.penaltyReason : null,
     latency_ms: node.ema.isMeasured ? Math.round(node.ema.micros / 100) / 10 : null,
+    ...chainOf(node, chain, now),
     rps: recent.rps,
     in_flight: node.permits.inFlight,
     credits_used: node.usage.used,
@@ -94,8 +110,16 @@ function viewOf(
 export function nodeViews(table: RoutingTable, clock: Clock, activity: ActivityWindow): NodeView[] {
   const today = new Date(clock.wallNow());
   return table.all.map((node) =>
-    viewOf(node, table.ranked.indexOf(node) + 1, clock, activity, today),
+    viewOf(node, table.ranked.indexOf(node) + 1, clock, activity, today, table.chain),
   );
+}
+
+function pickOf(
+  values: readonly (number | null | undefined)[],
+  pick: (...values: number[]) => number,
+): number | null {
+  const known = values.filter((value): value is number => typeof value === 'number');
+  return known.length === 0 ? null : pick(...known);
 }
 
 function mergeOne(
@@ -123,6 +147,15 @@ function mergeOne(
     penalized_until: latest?.penalized_until ?? null,
     penalty_reason: latest?.penalty_reason ?? null,
     latency_ms: latency,
+    // Each worker reads heads from its own traffic: the freshest head, the smallest lag known.
+    head: pickOf(
+      rows.map((row) => row.head),
+      Math.max,
+    ),
+    lag: pickOf(
+      rows.map((row) => row.lag),
+      Math.min,
+    ),
     rps: sum((row) => row.rps),
     in_flight: sum((row) => row.in_flight),
     credits_used: used,

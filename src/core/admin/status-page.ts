@@ -41,6 +41,9 @@ function row(node: NodeView): string {
     `${num(node.credits_used)} / ${num(node.monthly_limit, 'unmetered')}`,
     node.next_reset,
     `${num(node.requests_last_minute)} / ${num(node.failures_last_minute)}`,
+    node.head === null || node.head === undefined
+      ? '—'
+      : `${num(node.head)} (${node.lag === null || node.lag === undefined ? '?' : num(node.lag)})`,
   ];
   const tds = cells.map(
     (text, i) => `<td${i === 3 ? ` class="state state-${node.state}"` : ''}>${escape(text)}</td>`,

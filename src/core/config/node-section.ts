@@ -24,6 +24,7 @@ const NODE_KEYS = [
   'provider_pricing_path',
   'ws_url',
   'headers',
+  'head_probe_seconds',
 ] as const;
 
 /** A node entry after its own fields are checked, before its price list is loaded. */
@@ -42,6 +43,8 @@ export interface NodeFields {
   readonly monthlyLimit: number | undefined;
   readonly resetDay: number;
   readonly providerPricingPath: string;
+  /** Ask the node its head every this many seconds (priced like any call); absent: never. */
+  readonly headProbeSeconds?: number;
 }
 
 /** One node entry read: its fields when all are valid, and its price list's path if readable. */
@@ -132,6 +135,12 @@ export function readNodeFields(
     required: false,
     hint: `ms an idle connection may be reused; keep it below the provider's idle timeout (default ${DEFAULT_KEEP_ALIVE_MS})`,
   });
+  const headProbeSeconds = r.integer('head_probe_seconds', {
+    min: 1,
+    max: 86_400,
+    required: false,
+    hint: 'seconds between head probes (one getSlot / eth_blockNumber, booked like any call); off by default — heads come from traffic',
+  });
   const monthly = r.integer('monthly_limit', {
     min: 0,
     max: Number.MAX_SAFE_INTEGER,
@@ -204,6 +213,7 @@ export function readNodeFields(
     monthlyLimit: monthly === 0 ? undefined : monthly,
     resetDay: resetDay ?? 1,
     providerPricingPath: pricing,
+    ...(headProbeSeconds === undefined ? {} : { headProbeSeconds }),
   };
   return { fields, providerPricingPath: pricing };
 }

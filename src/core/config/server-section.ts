@@ -1,3 +1,4 @@
+import { CHAIN_KEYS, readChainFields } from './chain-fields.js';
 import { isIPv4 } from 'node:net';
 import { ADMIN_KEYS, readAdminFields } from './admin-fields.js';
 import { readOriginList } from './origin-list.js';
@@ -45,6 +46,7 @@ const SERVER_KEYS = [
   'keep_alive_timeout_ms',
   'trusted_proxies',
   ...ADMIN_KEYS,
+  ...CHAIN_KEYS,
 ] as const;
 
 /** WebSocket connections per client IP when `ws_max_connections_per_ip` is not set. */
@@ -157,6 +159,7 @@ export function readServerSection(
   r.accept('trusted_proxies');
   const trustedProxies = readProxyRanges(section.trusted_proxies, file, problems);
   const admin = readAdminFields(r, env, file, problems);
+  const chain = readChainFields(r, file, problems);
   r.rejectUnknown(SERVER_KEYS);
   if (ws.wsPort !== undefined && ws.wsPort !== 0 && ws.wsPort === port) {
     problems.error(
@@ -231,6 +234,7 @@ export function readServerSection(
     trustedProxies,
     ...ws,
     ...admin,
+    ...(chain === undefined ? {} : { chain }),
   };
 }
 

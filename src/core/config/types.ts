@@ -1,3 +1,4 @@
+import type { ChainFields } from './chain-fields.js';
 /** One thing wrong (or suspicious) in a config or price-list file. */
 export interface ConfigProblem {
   /** The file the problem is in. */
@@ -98,6 +99,8 @@ export interface ServerConfig {
   readonly adminToken: string | undefined;
   /** Answers carry x-cascade-node / -attempts / -credits (they disclose provider names). */
   readonly routingHeaders: boolean;
+  /** Lag-aware routing (`max_lag`, `head_*`); absent = the shipped defaults. */
+  readonly chain?: ChainFields;
 }
 
 /** One `[[nodes]]` entry, validated and resolved. */
@@ -129,6 +132,8 @@ export interface NodeConfig {
   readonly spilloverThreshold: number;
   readonly resetDay: number;
   readonly pricing: PriceList;
+  /** Seconds between head probes (`head_probe_seconds`); absent: never probed. */
+  readonly headProbeSeconds?: number;
 }
 
 /** The `[cluster]` table: several workers, and replicas sharing limits through Redis. */

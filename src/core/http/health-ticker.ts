@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { ProxyMetrics } from '../metrics.js';
+import { HeadProber } from '../routing/head-probe.js';
 import type { Topology } from '../routing/topology.js';
 import { healthSamples } from './server-samples.js';
 
@@ -15,17 +16,22 @@ export class HealthTicker {
   #allDown = false;
   /** Nodes penalized at the last tick. */
   readonly #down = new Set<string>();
+  /** `head_probe_seconds` probes (none unless a node sets it). */
+  readonly #probes = new HeadProber();
 
   constructor(
     private readonly topology: Topology,
     private readonly metrics: ProxyMetrics,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** `[server] expect_chain`: which family a head probe asks in. */
+    private readonly expectChain?: string,
   ) {}
 
   tick(): void {
     this.topology.rank();
     const now = this.clock.now();
+    this.#probes.tick(this.topology.table.all, this.topology.chain, this.expectChain, now);
     const samples = healthSamples(this.topology.table.all, now);
     this.metrics.publishHealth(samples);
     this.#logPenaltyChanges(now);

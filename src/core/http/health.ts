@@ -1,3 +1,4 @@
+import { nodeChainReport } from '../chain/chain-report.js';
 import type { RoutingTable } from '../routing/routing-table.js';
 
 /** One node in GET /health. */
@@ -8,6 +9,12 @@ export interface NodeHealth {
   readonly latency_ms: number | null;
   /** Present (true) when an operator cordoned the node: it takes no new requests. */
   readonly cordoned?: true;
+  /** Its heads by commitment as its answers showed them (absent: none read yet). */
+  readonly head?: Readonly<Record<string, number>>;
+  /** Slots/blocks behind the head two nodes confirm (absent: unknown). */
+  readonly lag?: number;
+  /** Present (true) when `[server] expect_chain` found it on another chain: never used. */
+  readonly wrong_chain?: true;
 }
 
 /** Marks a cordoned node (it no longer counts as active). */
@@ -30,8 +37,26 @@ export interface HealthReport {
  * node says so and does not count as active.
  */
 export function healthReport(table: RoutingTable, now: number): HealthReport {
-  const nodes = table.all.map((node) => withCordon(nodeHealth(node, now), node.cordoned));
+  const nodes = table.all.map((node) =>
+    withChain(withCordon(nodeHealth(node, now), node.cordoned), node, table, now),
+  );
   return summarize(nodes);
+}
+
+/** Adds the node's head and lag once its answers showed any (plain fleets keep the shape). */
+function withChain(
+  entry: NodeHealth,
+  node: RoutingTable['all'][number],
+  table: RoutingTable,
+  now: number,
+): NodeHealth {
+  if (node.heads.wrongChain) return { ...entry, status: 'down', wrong_chain: true };
+  if (table.chain === undefined || !table.chain.active) return entry;
+  const report = nodeChainReport(table.chain, node.heads, now);
+  if (Object.keys(report.heads).length === 0) return entry;
+  return report.lag < 0
+    ? { ...entry, head: report.heads }
+    : { ...entry, head: report.heads, lag: report.lag };
 }
 
 function nodeHealth(node: RoutingTable['all'][number], now: number): NodeHealth {

@@ -1,7 +1,9 @@
 /** What the ranking tick and the quota gauges read off the nodes (server.ts publishes them). */
-import type { NodeHealthSample, QuotaSample } from '../metrics.js';
+import { nodeChainReport } from '../chain/chain-report.js';
+import type { ChainSample, NodeHealthSample, QuotaSample } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { nextReset } from '../quota/billing-period.js';
+import type { Topology } from '../routing/topology.js';
 
 /** Each node's health at `now`, for the health gauges. */
 export function healthSamples(nodes: readonly UpstreamNode[], now: number): NodeHealthSample[] {
@@ -22,4 +24,14 @@ export function quotaSamples(nodes: readonly UpstreamNode[], today: Date): Quota
     threshold: node.config.spilloverThreshold,
     periodEnd: Date.parse(`${nextReset(today, node.config.resetDay)}T00:00:00Z`) / 1000,
   }));
+}
+
+/** Every node's heads and lag now, for rpc_node_head and rpc_node_lag. */
+export function chainSamples(topology: Topology, now: number): ChainSample[] {
+  const chain = topology.chain;
+  if (!chain.active) return [];
+  return topology.table.all.map((node) => {
+    const report = nodeChainReport(chain, node.heads, now);
+    return { node: node.name, heads: report.heads, lag: report.lag };
+  });
 }

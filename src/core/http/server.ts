@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ResponseCache } from '../cache/response-cache.js';
+import { chainOptions } from '../chain/chain-state.js';
 import { MONOTONIC_CLOCK, type Clock } from '../clock.js';
 import type { Config, NodeConfig } from '../config/types.js';
 import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js';
 import { createPromMetrics } from '../prom-metrics.js';
 import { DeadlineQueue } from '../node/deadline-queue.js';
 import type { RouteEvents } from '../routing/attempt.js';
+import { checkChains } from '../routing/chain-identity.js';
 import { PolicyTable } from '../routing/policy-table.js';
 import { Topology, type TopologyDiff } from '../routing/topology.js';
 import { trustedProxyList } from './client-address.js';
@@ -17,7 +19,7 @@ import { listen } from './listen.js';
 import { listenerOptions } from './listener-options.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
 import { sendBytes, sendJson, sendStatus } from './respond.js';
-import { quotaSamples } from './server-samples.js';
+import { chainSamples, quotaSamples } from './server-samples.js';
 import { sameValue, type ProxyServerOptions } from './server-options.js';
 
 export type { ProxyServerOptions } from './server-options.js';
@@ -66,6 +68,7 @@ export class ProxyServer {
       metrics: this.metrics,
       clock: this.#clock,
       deadlines: new DeadlineQueue(this.#clock),
+      chain: chainOptions(options.config.server.chain),
     });
     const events: RouteEvents = {
       penalized: (node, reason, seconds) => {
@@ -106,7 +109,13 @@ export class ProxyServer {
       routingHeaders: server.routingHeaders,
     };
     this.#cors = CorsPolicy.from(server.corsOrigins);
-    this.#health = new HealthTicker(this.topology, this.metrics, this.#clock, options.logger);
+    this.#health = new HealthTicker(
+      this.topology,
+      this.metrics,
+      this.#clock,
+      options.logger,
+      options.config.server.chain?.expectChain,
+    );
     this.#server = createServer(listenerOptions(server.keepAliveTimeoutMs), (req, res) =>
       this.#onRequest(req, res),
     );
@@ -130,6 +139,8 @@ export class ProxyServer {
     const options = this.#options;
     const server = options.config.server;
     const host = options.host ?? server.host;
+    // Nodes on another chain are found before the first request can reach them.
+    await checkChains(proxy.topology.table.all, server.chain?.expectChain, options.logger);
     proxy.#port = await listen(proxy.#server, host, options.port ?? server.port, 'proxy');
     if (server.enableMetrics && server.metricsPort !== undefined) {
       const metricsServer = createServer((req, res) => proxy.#onMetricsOnly(req, res));
@@ -147,6 +158,7 @@ export class ProxyServer {
       }
     }
     proxy.metrics.setQuotaSource(() => quotaSamples(proxy.topology.table.all, new Date()));
+    proxy.metrics.setChainSource?.(() => chainSamples(proxy.topology, proxy.#clock.now()));
     proxy.#health.tick();
     proxy.#rankTimer = setInterval(() => proxy.#health.tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
@@ -204,6 +216,12 @@ export class ProxyServer {
       (key) => !sameValue(before[key], after[key]),
     );
     const { diff, retired } = this.topology.apply(config.nodes);
+    const added = new Set(diff.added);
+    void checkChains(
+      this.topology.table.all.filter((node) => added.has(node.name)),
+      before.chain?.expectChain,
+      this.#options.logger,
+    );
     this.#policies = new PolicyTable(config.routing, this.#options.registry);
     // A changed [cache] applies at once; a changed price list leaves stored answers alone.
     this.#handler.cache?.reconfigure(config.cache, config.routing?.writeMethods);

@@ -1,3 +1,4 @@
+import { NodeHeads } from '../chain/chain-state.js';
 import type { Clock } from '../clock.js';
 import type { NodeConfig } from '../config/types.js';
 import type { NodeMetrics } from '../metrics.js';
@@ -65,6 +66,8 @@ export class UpstreamNode {
   #transport: HttpTransport;
   /** Set when a reload removed the node: requests still walking an old table skip it. */
   retired = false;
+  /** Its heads as its answers showed them (chain/chain-state.ts); kept across reloads. */
+  readonly heads: NodeHeads;
   /**
    * Set by an operator (admin API): the node takes no new requests, in-flight ones finish.
    * Kept across reloads that keep the node; a restart clears it.
@@ -90,6 +93,7 @@ export class UpstreamNode {
 
   constructor(config: NodeConfig, usage: UsageCounter, metrics: NodeMetrics, deps: NodeDeps) {
     this.name = config.name;
+    this.heads = new NodeHeads(config.name);
     this.#config = config;
     this.#deps = deps;
     this.usage = usage;

@@ -6,9 +6,11 @@
  *
  * Per node, in this order (docs/routing.md, "How a request is routed"); the checks themselves
  * are the one eligibility rule (eligibility.ts), which WebSocket placement asks too:
- *   retired by a reload / cordoned / tried by every candidate → pass over silently
+ *   retired by a reload / cordoned / on another chain / tried by every candidate → pass over
  *   penalized (unless the request fails open)             → skip: penalized
  *   per candidate: the node prices its method              → else skip: method_unsupported
+ *   per candidate: not behind what the method tolerates while a fresher node of its tier
+ *     can take it (lag-gate.ts)                             → else pass over (rpc_lag_skips_total)
  *   per candidate: usage at or under the spillover threshold → else skip: quota_exhausted
  *   a concurrency permit (one per attempt)                 → else skip: saturated
  *   per candidate: a rate token                            → else skip: rate_limit
@@ -16,6 +18,7 @@
  * The price and quota checks come before the permit and the token, so a node that cannot or
  * must not serve never spends either.
  */
+import type { ChainState } from '../chain/chain-state.js';
 import type { Clock } from '../clock.js';
 import { priceOf } from '../config/price-list.js';
 import { SkipReason, type ProxyMetrics } from '../metrics.js';
@@ -32,6 +35,7 @@ import {
   takeLimits,
   workBar,
 } from './eligibility.js';
+import { lagSkips } from './lag-gate.js';
 import type { RoutingTable } from './routing-table.js';
 import type { TriedNodes } from './tried-nodes.js';
 
@@ -40,6 +44,8 @@ export interface Candidate {
   readonly methodId: number;
   /** Nodes this candidate went to, or that cannot serve it; never offered to it again. */
   readonly tried: TriedNodes;
+  /** The request's bytes, when at hand: its commitment and minContextSlot judge lag. */
+  readonly requestBody?: Buffer;
 }
 
 /** The candidates a node may take in one attempt (one for a single request). */
@@ -63,6 +69,8 @@ export class AdmissionRound {
   cursor = 0;
   /** The node set walked (its identity changes only on reload). */
   readonly nodes: readonly UpstreamNode[];
+  /** What the traffic showed of the chain (lag-gate.ts); absent in tables built bare. */
+  readonly chain: ChainState | undefined;
 
   constructor(
     table: RoutingTable,
@@ -76,6 +84,7 @@ export class AdmissionRound {
     // A strategy changes only the order; every check below applies the same either way.
     this.ranked = byLatency ? table.byLatency : table.ranked;
     this.nodes = table.all;
+    this.chain = table.chain;
   }
 }
 
@@ -128,6 +137,9 @@ export function admit(
       unsupported = true;
       continue;
     }
+    // Behind while a fresher node of the same tier can take it: pass over, not tried, so it
+    // still serves when that node cannot (fail-open).
+    if (lagSkips(node, candidate, round, now)) continue;
     if (work === BAR_OVER_QUOTA) {
       node.metrics.skip(SkipReason.quotaExhausted);
       candidate.tried.push(node);

@@ -12,6 +12,7 @@
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { AdmissionRound, admit, type Candidate } from './admission.js';
+import { readBatchHeads } from './batch-heads.js';
 import { settleAttempt, type Attempt, type AttemptSubject } from './attempt.js';
 import {
   REFUSED_BATCH,
@@ -202,12 +203,18 @@ function afterAttempt(attempt: Attempt, elements: readonly Pending[], totals: Ba
   }
 }
 
-async function dispatch(attempt: Attempt, elements: Pending[], totals: BatchTotals): Promise<void> {
+async function dispatch(
+  attempt: Attempt,
+  elements: Pending[],
+  totals: BatchTotals,
+  round: AdmissionRound,
+): Promise<void> {
   const ctx = totals.ctx;
   totals.attempts++;
   totals.credits += attempt.credits;
   attempt.subject = new SubBatch(elements, ctx, totals.deadline);
   await settleAttempt(attempt, subBatchBody(elements), totals.headers, false, ctx.clock.now());
+  if (attempt.state === 'done') readBatchHeads(attempt, elements, round);
   afterAttempt(attempt, elements, totals);
 }
 
@@ -218,7 +225,8 @@ async function runRound(reads: BatchReads, now: number): Promise<Played<ReadsEnd
   for (let node = reads.nextVisit(visited); node !== undefined; node = reads.nextVisit(visited)) {
     visited.add(node);
     const attempt = reads.admit(node, now);
-    if (attempt !== undefined) sent.push(dispatch(attempt, reads.taking, reads.totals));
+    if (attempt !== undefined)
+      sent.push(dispatch(attempt, reads.taking, reads.totals, reads.round));
   }
   if (sent.length === 0) {
     reads.taking = []; // what a permit wait admits collects here
@@ -235,7 +243,7 @@ export const SUB_BATCHES: RoundStrategy<BatchReads, ReadsEnd> = {
     return reads.open.length === 0 ? Promise.resolve(ENDED) : runRound(reads, now);
   },
   async playWaited(reads, attempt) {
-    await dispatch(attempt, reads.taking, reads.totals);
+    await dispatch(attempt, reads.taking, reads.totals, reads.round);
     return NEXT;
   },
   giveUp(reads, kind) {

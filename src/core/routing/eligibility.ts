@@ -8,6 +8,8 @@
  *
  *   1. the node   retired by a reload                      → BAR_RETIRED     (passed over)
  *                 cordoned by an operator                  → BAR_CORDONED    (passed over)
+ *                 on another chain, or not yet checked
+ *                 ([server] expect_chain)                  → BAR_WRONG_CHAIN (passed over)
  *                 does not serve the door at all (a
  *                 subscription on a node whose price list
  *                 has no [websocket] table)                → BAR_CLOSED_DOOR (method_unsupported)
@@ -49,6 +51,8 @@ export const BAR_PENALIZED = 4;
 export const BAR_UNPRICED = 5;
 /** Usage past the spillover threshold. */
 export const BAR_OVER_QUOTA = 6;
+/** On another chain than `[server] expect_chain`, or not checked yet. */
+export const BAR_WRONG_CHAIN = 7;
 export type Bar =
   | typeof BAR_NONE
   | typeof BAR_RETIRED
@@ -56,7 +60,8 @@ export type Bar =
   | typeof BAR_CLOSED_DOOR
   | typeof BAR_PENALIZED
   | typeof BAR_UNPRICED
-  | typeof BAR_OVER_QUOTA;
+  | typeof BAR_OVER_QUOTA
+  | typeof BAR_WRONG_CHAIN;
 
 // Where the work comes from: its door decides which limits it takes.
 /** An HTTP or WebSocket request, or a batch element: a permit and a rate token. */
@@ -74,7 +79,7 @@ export function servesDoor(node: UpstreamNode, door: Door): boolean {
 }
 
 /**
- * Stage 1, the node: retired, cordoned, the door, the penalty. The penalty is judged at
+ * Stage 1, the node: retired, cordoned, on another chain, the door, the penalty. The penalty is judged at
  * `penaltyAt` (admission judges a whole round at its start) and ignored when `failOpen` (every
  * node was skipped for a penalty, so the work walks them anyway). `penalizedOnDoor`: the door
  * holds a penalty of its own against the node (a WebSocket that just dropped or stalled).
@@ -88,6 +93,7 @@ export function nodeBar(
 ): Bar {
   if (node.retired) return BAR_RETIRED;
   if (node.cordoned) return BAR_CORDONED;
+  if (node.heads.wrongChain) return BAR_WRONG_CHAIN;
   if (!servesDoor(node, door)) return BAR_CLOSED_DOOR;
   if (!failOpen && (penalizedOnDoor || node.penalty.isActive(penaltyAt))) return BAR_PENALIZED;
   return BAR_NONE;
@@ -115,7 +121,7 @@ export function eligibility(
 
 /** Bars a walk passes over without counting a skip: the node is simply not in rotation. */
 export function passedOver(bar: Bar): boolean {
-  return bar === BAR_RETIRED || bar === BAR_CORDONED;
+  return bar === BAR_RETIRED || bar === BAR_CORDONED || bar === BAR_WRONG_CHAIN;
 }
 
 /** The skip metric (rpc_node_skipped_total reason) a bar counts; -1: none, it is passed over. */

@@ -10,6 +10,8 @@
  * is its own admission candidate and group, its attempts' subject and first owner, the set of
  * nodes it tried (TriedNodes' slot) and, when answered, its own RouteResult.
  */
+import { Reads, methodHeads } from '../chain/method-heads.js';
+import { readAnswer } from '../chain/read-heads.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
@@ -17,6 +19,7 @@ import { AdmissionRound, admit, type Candidate } from './admission.js';
 import { settleAttempt, type Attempt, type AttemptOwner, type AttemptSubject } from './attempt.js';
 import { classifySingle, classifyWrite, errorKeyOf, type Verdict } from './classify.js';
 import { heardAnswer, heardError, type Disputes, type Hearing } from './disputes.js';
+import { sampleTarget, staleAnswer } from './lag-gate.js';
 import type { RoutePolicy } from './policy-table.js';
 import {
   IDLE,
@@ -86,6 +89,10 @@ export abstract class RequestRoute
     return this;
   }
 
+  get requestBody(): Buffer {
+    return this.request.body;
+  }
+
   take(_index: number, attempt: Attempt): void {
     this.attempts++;
     this.ctx.metrics.strategyAttempt(this.policy.strategyIndex);
@@ -102,6 +109,12 @@ export abstract class RequestRoute
   /** Admits the next node of the round's walk, or undefined when the round is over. */
   walk(now: number): Attempt | undefined {
     const round = this.round;
+    // Once heads were read at all, a due sample goes to a node whose head is unknown first.
+    if (round.cursor === 0 && this.attempts === 0 && round.chain?.active === true) {
+      const target = sampleTarget(this, round, now);
+      const sampled = target === undefined ? undefined : admit(target, this, round, now);
+      if (sampled !== undefined) return sampled;
+    }
     while (round.cursor < round.ranked.length) {
       const attempt = admit(round.ranked[round.cursor++]!, this, round, now);
       if (attempt !== undefined) return attempt;
@@ -132,6 +145,10 @@ export abstract class RequestRoute
     const verdict = attempt.verdict!;
     const response = attempt.response!;
     if (verdict.kind === 'success') heardAnswer(this, attempt.endedAt, this.ctx.events);
+    // One array load for a method that shows no head; a byte scan for one that does.
+    if (response.kind === 'answer' && methodHeads(this.methodId)?.reads !== undefined) {
+      if (this.#readHeads(attempt, verdict, response.body)) return undefined;
+    }
     if (verdict.kind !== 'retry') return this.answer(attempt);
     if (!verdict.relayable || response.kind !== 'answer') return undefined;
     const key = verdict.penalty === 'disputed' ? errorKeyOf(response.body) : undefined;
@@ -139,6 +156,39 @@ export abstract class RequestRoute
     return heardError(this, node, verdict, key, attempt, endedAt, this.ctx.events)
       ? this.answer(attempt)
       : undefined;
+  }
+
+  /**
+   * Reads the node's head from its answer; true when the answer is too stale to relay and a
+   * fresher node can still take the request (counted, the node not penalized: being behind
+   * is not failing). The stale answer is held: if no fresher answer comes, it is relayed.
+   */
+  #readHeads(attempt: Attempt, verdict: Verdict, body: Buffer): boolean {
+    const chain = this.round.chain;
+    const heads = methodHeads(this.methodId)!;
+    if (chain === undefined || (verdict.kind === 'success' && heads.reads === Reads.nothing)) {
+      return false;
+    }
+    const now = attempt.endedAt;
+    const node = attempt.node;
+    if (
+      !readAnswer(
+        chain,
+        node.heads,
+        heads,
+        this.request.body,
+        body,
+        verdict.kind !== 'success',
+        now,
+      )
+    ) {
+      return false;
+    }
+    if (verdict.kind !== 'success' || !staleAnswer(chain, node, this, this.round, now))
+      return false;
+    node.metrics.staleAnswer?.(attempt.credits);
+    this.held = attempt;
+    return true;
   }
 
   /** The request is answered by `attempt`'s response. */

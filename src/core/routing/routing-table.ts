@@ -1,3 +1,4 @@
+import type { ChainState } from '../chain/chain-state.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 
 /**
@@ -10,6 +11,8 @@ export interface RoutingTable {
   readonly ranked: readonly UpstreamNode[];
   /** Walk order of `latency` methods: measured latency first, whatever the tier. */
   readonly byLatency: readonly UpstreamNode[];
+  /** What the nodes' answers showed of the chain (absent: lag is never judged). */
+  readonly chain?: ChainState | undefined;
 }
 
 /**
@@ -47,7 +50,7 @@ export function rankByLatency(ranked: readonly UpstreamNode[]): UpstreamNode[] {
 }
 
 /** A table over `all`, ranked now. */
-export function buildTable(all: readonly UpstreamNode[]): RoutingTable {
+export function buildTable(all: readonly UpstreamNode[], chain?: ChainState): RoutingTable {
   const ranked = rankNodes(all);
-  return { all, ranked, byLatency: rankByLatency(ranked) };
+  return { all, ranked, byLatency: rankByLatency(ranked), chain };
 }

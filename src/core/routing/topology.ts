@@ -1,3 +1,4 @@
+import { ChainState, DEFAULT_CHAIN_OPTIONS, type ChainStateOptions } from '../chain/chain-state.js';
 import type { Clock } from '../clock.js';
 import type { NodeConfig } from '../config/types.js';
 import type { ProxyMetrics } from '../metrics.js';
@@ -90,6 +91,8 @@ export function diffNodes(
 export class Topology {
   #table: RoutingTable;
   readonly #byName = new Map<string, UpstreamNode>();
+  /** The one tracker of the chain every door's routing reads (issue 26). */
+  readonly chain: ChainState;
 
   constructor(
     nodes: readonly NodeConfig[],
@@ -98,10 +101,12 @@ export class Topology {
       readonly metrics: ProxyMetrics;
       readonly clock: Clock;
       readonly deadlines: DeadlineQueue;
+      readonly chain?: ChainStateOptions;
     },
   ) {
+    this.chain = new ChainState(deps.chain ?? DEFAULT_CHAIN_OPTIONS);
     const all = nodes.map((config) => this.#create(config));
-    this.#table = buildTable(all);
+    this.#table = buildTable(all, this.chain);
   }
 
   /** The current table (one property load). */
@@ -116,7 +121,7 @@ export class Topology {
 
   /** Re-sorts by (tier, latency EMA) from state the traffic already produced. */
   rank(): void {
-    this.#table = buildTable(this.#table.all);
+    this.#table = buildTable(this.#table.all, this.chain);
   }
 
   /**
@@ -144,9 +149,10 @@ export class Topology {
       node.retired = true;
       retired.push(node.transport);
       this.#byName.delete(name);
+      this.chain.forget(name);
       this.deps.metrics.removeNode(name);
     }
-    this.#table = buildTable(next);
+    this.#table = buildTable(next, this.chain);
     return { diff, retired };
   }
 
@@ -168,6 +174,7 @@ export class Topology {
       this.deps,
     );
     this.#byName.set(config.name, node);
+    this.chain.track(node.heads);
     return node;
   }
 }

@@ -9,6 +9,7 @@
  * kit stop silently; a voluntary move with nowhere to go leaves the subscription where it is.
  */
 import type { Logger } from 'pino';
+import { readStreamHead } from '../chain/stream-heads.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { errorFault } from '../protocol/upstream-errors.js';
 import type { RouteContext } from '../routing/route-context.js';
@@ -241,6 +242,18 @@ export class UpstreamSubscriptions {
   ): void {
     const set = socket.subscriptions.get(key);
     if (set === undefined) return;
+    // Slot, root and newHeads notifications are the node's head, read for lag-aware routing.
+    const chain = this.options.route.table().chain;
+    const first = set.values().next().value;
+    if (chain !== undefined && first !== undefined) {
+      readStreamHead(
+        chain,
+        socket.node.heads,
+        first.spec.kind,
+        bytes,
+        this.options.route.clock.now(),
+      );
+    }
     for (const sub of [...set]) {
       if (sub.socket !== socket) continue;
       sub.deliver(bytes, parsed);

@@ -1,0 +1,222 @@
+/**
+ * The one place that knows the chain (issue 26): each node's heads as its own answers showed
+ * them, and the chain's head that the nodes agree on. Pure — every call takes the clock reading
+ * — so tests drive it with ManualClock readings and nothing here touches the network.
+ *
+ * Heads are kept per family (Solana slots and EVM blocks never mix: the mock and multi-chain
+ * gateways answer both) and per commitment level (Solana processed/confirmed/finalized, EVM
+ * latest/safe/finalized), each with when it was seen. A sample older than `maxAgeMs` is gone:
+ * the node is then *unknown*, never "0 behind".
+ *
+ * The chain's head is not the highest sample: it is the highest one another node confirms,
+ * that is, another node's fresh head lies within `confirmWindow` below it. A node on the wrong
+ * chain or reporting garbage far in the future therefore cannot make every honest node look
+ * behind, and with a single node there is no head to judge lag against.
+ */
+
+import { DEFAULT_CHAIN_FIELDS, type ChainFields } from '../config/chain-fields.js';
+
+/** Which numbering a head is in. */
+export const Family = { solana: 0, evm: 1 } as const;
+export type Family = (typeof Family)[keyof typeof Family];
+
+/** Commitment levels: Solana processed/confirmed/finalized, EVM latest/safe/finalized. */
+export const Level = { latest: 0, safe: 1, finalized: 2 } as const;
+export type Level = (typeof Level)[keyof typeof Level];
+
+export const LEVEL_NAMES: readonly (readonly string[])[] = [
+  ['processed', 'confirmed', 'finalized'],
+  ['latest', 'safe', 'finalized'],
+];
+
+const LEVELS = 3;
+const SLOTS = 2 * LEVELS;
+/** How long a computed chain head is reused before samples are looked at again. */
+const HEAD_CACHE_MS = 200;
+
+/** The index of one (family, level) head. */
+export function headSlot(family: Family, level: Level): number {
+  return family * LEVELS + level;
+}
+
+/** What a reading says about a node's head. */
+export const Bound = {
+  /** The head is this (eth_blockNumber, getSlot, context.slot). */
+  exact: 0,
+  /** The head is at least this (a receipt's or log's block). */
+  atLeast: 1,
+  /** The head is below this (null / header not found for this block). */
+  below: 2,
+} as const;
+export type Bound = (typeof Bound)[keyof typeof Bound];
+
+/** One node's heads; lives as long as the node's name stays in the config. */
+export class NodeHeads {
+  /** -1: never seen. */
+  readonly values = new Float64Array(SLOTS).fill(-1);
+  readonly seenAt = new Float64Array(SLOTS);
+  /** Set by the chain-identity check: never counted, never routed to. */
+  wrongChain = false;
+
+  constructor(readonly name: string) {}
+}
+
+export interface ChainStateOptions {
+  /** A sample older than this is forgotten (ms). */
+  readonly maxAgeMs: number;
+  /** A head counts once another node's head is within this many slots/blocks below it. */
+  readonly confirmWindow: number;
+  /** How far behind (slots, blocks) a node may be for state reads, by Family. */
+  readonly maxLag: readonly [solana: number, evm: number];
+  /** Share (0..1) of head-showing reads sent to a node whose head is unknown or old. */
+  readonly sampleShare?: number;
+}
+
+/** How far another node's head may lie below the chain's head and still confirm it. */
+export const CONFIRM_WINDOW = 1000;
+
+/** The tracker's options from `[server]` (absent: the shipped defaults). */
+export function chainOptions(fields: ChainFields = DEFAULT_CHAIN_FIELDS): ChainStateOptions {
+  return {
+    maxAgeMs: fields.headMaxAgeSeconds * 1000,
+    confirmWindow: CONFIRM_WINDOW,
+    maxLag: fields.maxLag,
+    sampleShare: fields.headSamplePercent / 100,
+  };
+}
+
+export const DEFAULT_CHAIN_OPTIONS: ChainStateOptions = chainOptions();
+
+/** Every node's heads and the chain's head per (family, level). */
+export class ChainState {
+  #options: ChainStateOptions;
+  readonly #nodes = new Map<string, NodeHeads>();
+  /** Set by the first sample: until then no lag is ever judged (plain fleets cost nothing). */
+  active = false;
+  readonly #head = new Float64Array(SLOTS).fill(-1);
+  readonly #headAt = new Float64Array(SLOTS).fill(-Infinity);
+  #version = 0;
+  readonly #headVersion = new Float64Array(SLOTS).fill(-1);
+  /** Reused by the head computation (no array per answer). */
+  #scratch = new Float64Array(8);
+
+  constructor(options: ChainStateOptions = DEFAULT_CHAIN_OPTIONS) {
+    this.#options = options;
+  }
+
+  get options(): ChainStateOptions {
+    return this.#options;
+  }
+
+  /** Owed samples: grows by sampleShare per head-showing read, one sample spends 1. */
+  #sampleCredit = 0;
+
+  /** Whether this head-showing read should go to a node whose head is unknown or old. */
+  sampleDue(): boolean {
+    const share = this.#options.sampleShare ?? 0;
+    if (share <= 0) return false;
+    this.#sampleCredit += share;
+    if (this.#sampleCredit < 1) return false;
+    this.#sampleCredit -= 1;
+    return true;
+  }
+
+  /** A reload may change the age and window; samples are kept. */
+  configure(options: ChainStateOptions): void {
+    this.#options = options;
+    this.#version++;
+  }
+
+  /** The heads of node `name` (created and counted from now on). */
+  nodeHeads(name: string): NodeHeads {
+    let heads = this.#nodes.get(name);
+    if (heads === undefined) {
+      heads = new NodeHeads(name);
+      this.track(heads);
+    }
+    return heads;
+  }
+
+  /** Counts `heads` (a node's own, kept across reloads) from now on. */
+  track(heads: NodeHeads): void {
+    this.#nodes.set(heads.name, heads);
+    this.#version++;
+  }
+
+  /** A node removed by a reload no longer counts towards the chain head. */
+  forget(name: string): void {
+    if (this.#nodes.delete(name)) this.#version++;
+  }
+
+  /** Every node tracked, in the order they were added. */
+  all(): IterableIterator<NodeHeads> {
+    return this.#nodes.values();
+  }
+
+  /** The node's fresh head in `slot`, or -1 (never seen, or older than maxAgeMs). */
+  headOf(heads: NodeHeads, slot: number, now: number): number {
+    const value = heads.values[slot]!;
+    if (value < 0 || now - heads.seenAt[slot]! > this.#options.maxAgeMs) return -1;
+    return value;
+  }
+
+  /** Records what one answer said about a node's head. */
+  observe(heads: NodeHeads, slot: number, value: number, bound: Bound, now: number): void {
+    if (!Number.isSafeInteger(value) || value < 0) return;
+    const current = this.headOf(heads, slot, now);
+    if (bound === Bound.atLeast) {
+      if (current >= value) return;
+    } else if (bound === Bound.below) {
+      if (current !== -1 && current < value) return;
+      value = value - 1;
+      if (value < 0) return;
+    }
+    // A new value (or one that had expired) can move the chain head; a repeat only refreshes.
+    if (heads.values[slot] !== value || current === -1) this.#version++;
+    heads.values[slot] = value;
+    heads.seenAt[slot] = now;
+    this.active = true;
+  }
+
+  /** The chain's head in `slot`: the highest fresh head another node confirms, or -1. */
+  chainHead(slot: number, now: number): number {
+    if (this.#headVersion[slot] === this.#version && now - this.#headAt[slot]! < HEAD_CACHE_MS) {
+      return this.#head[slot]!;
+    }
+    const head = this.#computeHead(slot, now);
+    this.#head[slot] = head;
+    this.#headAt[slot] = now;
+    this.#headVersion[slot] = this.#version;
+    return head;
+  }
+
+  /** How far `heads` is behind the chain head, or -1 when either is unknown. */
+  lagOf(heads: NodeHeads, slot: number, now: number): number {
+    const own = this.headOf(heads, slot, now);
+    if (own < 0) return -1;
+    const head = this.chainHead(slot, now);
+    if (head < 0) return -1;
+    return own >= head ? 0 : head - own;
+  }
+
+  #computeHead(slot: number, now: number): number {
+    if (this.#scratch.length < this.#nodes.size)
+      this.#scratch = new Float64Array(this.#nodes.size * 2);
+    const fresh = this.#scratch;
+    let count = 0;
+    for (const heads of this.#nodes.values()) {
+      if (heads.wrongChain) continue;
+      const value = this.headOf(heads, slot, now);
+      if (value >= 0) fresh[count++] = value;
+    }
+    if (count < 2) return -1;
+    // Typed arrays sort numerically, low to high, in place: the nearest head below each
+    // (the one that could confirm it) is the one before it.
+    const sorted = fresh.subarray(0, count).sort();
+    const window = this.#options.confirmWindow;
+    for (let i = count - 1; i > 0; i--) {
+      if (sorted[i]! - sorted[i - 1]! <= window) return sorted[i]!;
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * Byte scans that read chain heads out of answers (issue 26) — never a JSON.parse of an answer:
+ * answers are far larger than requests, and the request path reads them only where a head can
+ * be (the method says which scan applies, chain/method-heads.ts).
+ *
+ * Each scan looks for a member name spelled as nodes write it (`"slot"`, `"result"`, …) and
+ * reads the integer or `0x` quantity that follows the colon. A name inside a string value is
+ * always escaped (`\"slot\"`), so a plain indexOf cannot land in a string. Anything unexpected
+ * answers -1 (no head): a missed head costs nothing, a wrong one would move routing.
+ */
+import { skipSpace } from './json-lexer.js';
+import { arrayElementSpans, memberValueSpan, trimmedSpan } from './json-spans.js';
+
+const QUOTE = 0x22;
+const COLON = 0x3a;
+const CLOSE_BRACE = 0x7d;
+const ZERO = 0x30;
+const NINE = 0x39;
+const LOWER_X = 0x78;
+/** 2^53: larger readings are not heads. */
+const MAX_DIGITS = 15;
+/** The Solana envelope's context comes first in `result`, within this many bytes. */
+const CONTEXT_WINDOW = 256;
+
+const key = (name: string): Buffer => Buffer.from(`"${name}"`, 'latin1');
+const CONTEXT = key('context');
+const SLOT = key('slot');
+const RESULT = key('result');
+const NUMBER = key('number');
+const BLOCK_NUMBER = key('blockNumber');
+const ABSOLUTE_SLOT = key('absoluteSlot');
+const CONTEXT_SLOT = key('contextSlot');
+const SLOTS_BEHIND = key('numSlotsBehind');
+const MIN_CONTEXT_SLOT = key('minContextSlot');
+const NULL_RESULT = Buffer.from('"result":null', 'latin1');
+const PROCESSED = Buffer.from('"processed"', 'latin1');
+const CONFIRMED = Buffer.from('"confirmed"', 'latin1');
+
+function hexValue(c: number): number {
+  if (c >= ZERO && c <= NINE) return c - ZERO;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+/** A JSON integer, or a `"0x…"` quantity string, starting at `i`: its value, or -1. */
+export function numberAt(bytes: Uint8Array, i: number, end: number): number {
+  let c = bytes[i];
+  if (c === QUOTE) {
+    if (bytes[i + 1] !== ZERO || bytes[i + 2] !== LOWER_X) return -1;
+    let value = 0;
+    let digits = 0;
+    for (let k = i + 3; k < end; k++) {
+      c = bytes[k]!;
+      if (c === QUOTE) return digits === 0 || digits > 13 ? -1 : value;
+      const digit = hexValue(c);
+      if (digit < 0) return -1;
+      value = value * 16 + digit;
+      digits++;
+    }
+    return -1;
+  }
+  let value = 0;
+  let k = i;
+  for (; k < end; k++) {
+    c = bytes[k]!;
+    if (c < ZERO || c > NINE) break;
+    value = value * 10 + (c - ZERO);
+  }
+  const digits = k - i;
+  if (digits === 0 || digits > MAX_DIGITS) return -1;
+  // `.5` or `e3` after the digits: not an integer.
+  if (c === 0x2e || c === 0x65 || c === 0x45) return -1;
+  return value;
+}
+
+/** The number after the member name `name` found at or after `from` (before `end`), or -1. */
+function numberAfter(bytes: Buffer, name: Buffer, from: number, end: number): number {
+  const at = bytes.indexOf(name, from);
+  if (at === -1 || at >= end) return -1;
+  return valueAfterName(bytes, at + name.length, end);
+}
+
+function valueAfterName(bytes: Buffer, i: number, end: number): number {
+  i = skipSpace(bytes, i, end);
+  if (bytes[i] !== COLON) return -1;
+  i = skipSpace(bytes, i + 1, end);
+  return numberAt(bytes, i, end);
+}
+
+/** Solana's `{"context":{…,"slot":N},"value":…}` envelope: N, or -1. */
+export function contextSlotOf(body: Buffer): number {
+  const window = Math.min(body.length, CONTEXT_WINDOW);
+  const at = body.indexOf(CONTEXT);
+  if (at === -1 || at >= window) return -1;
+  const close = body.indexOf(CLOSE_BRACE, at);
+  if (close === -1) return -1;
+  return numberAfter(body, SLOT, at + CONTEXT.length, close);
+}
+
+/** `"result":N` or `"result":"0x…"`: the number, or -1. */
+export function resultNumberOf(body: Buffer): number {
+  return numberAfter(body, RESULT, 0, body.length);
+}
+
+/** The first `"name":N` after `"result"` (a block's `number`, getEpochInfo's `absoluteSlot`). */
+function resultMemberOf(body: Buffer, name: Buffer): number {
+  const at = body.indexOf(RESULT);
+  if (at === -1) return -1;
+  return numberAfter(body, name, at + RESULT.length, body.length);
+}
+
+export const blockNumberOfResult = (body: Buffer): number => resultMemberOf(body, NUMBER);
+export const absoluteSlotOf = (body: Buffer): number => resultMemberOf(body, ABSOLUTE_SLOT);
+
+/** The highest `"blockNumber"` in an answer (logs come in block order: the last is the highest). */
+export function lastBlockNumberOf(body: Buffer): number {
+  const at = body.lastIndexOf(BLOCK_NUMBER);
+  if (at === -1) return -1;
+  return valueAfterName(body, at + BLOCK_NUMBER.length, body.length);
+}
+
+/** Whether the answer is `"result":null` (spelled compactly, as nodes do). */
+export function isNullResult(body: Buffer): boolean {
+  return body.indexOf(NULL_RESULT) !== -1;
+}
+
+/** A -32016 error's `data.contextSlot`, or -1. */
+export const errorContextSlotOf = (body: Buffer): number =>
+  numberAfter(body, CONTEXT_SLOT, 0, body.length);
+
+/** A -32005 error's `data.numSlotsBehind`, or -1. */
+export const slotsBehindOf = (body: Buffer): number =>
+  numberAfter(body, SLOTS_BEHIND, 0, body.length);
+
+/** A Solana request's `minContextSlot`, or -1. */
+export const minContextSlotOf = (body: Buffer): number =>
+  numberAfter(body, MIN_CONTEXT_SLOT, 0, body.length);
+
+/** A Solana request's commitment: 0 processed, 1 confirmed, 2 finalized (the RPC default). */
+export function commitmentOf(body: Buffer): 0 | 1 | 2 {
+  if (body.indexOf(CONFIRMED) !== -1) return 1;
+  if (body.indexOf(PROCESSED) !== -1) return 0;
+  return 2;
+}
+
+/** A block parameter: a number ≥ 0, or one of these tags. */
+export const BlockTag = {
+  unknown: -1,
+  latest: -2,
+  safe: -3,
+  finalized: -4,
+  /** `pending`, `earliest`, a block hash object: nothing to judge against a head. */
+  other: -5,
+} as const;
+
+const TAGS: ReadonlyMap<string, number> = new Map([
+  ['"latest"', BlockTag.latest],
+  ['"safe"', BlockTag.safe],
+  ['"finalized"', BlockTag.finalized],
+]);
+
+/**
+ * The request's block parameter at `index` of `params` (EVM): a number, a BlockTag, or
+ * BlockTag.latest when the parameter is left out (the EVM default). Requests are small, and
+ * this runs only when a node is known to be behind or an answer says a block is missing.
+ */
+export function blockParamOf(body: Buffer, index: number): number {
+  const params = memberValueSpan(body, trimmedSpan(body), 'params');
+  if (params === null) return BlockTag.latest;
+  if (params === undefined) return BlockTag.unknown;
+  const elements = arrayElementSpans(body.subarray(params.start, params.end));
+  if (elements === undefined) return BlockTag.unknown;
+  const element = elements[index];
+  if (element === undefined) return BlockTag.latest;
+  const start = params.start + element.start;
+  const end = params.start + element.end;
+  const number = numberAt(body, start, end);
+  if (number >= 0) return number;
+  return TAGS.get(body.toString('latin1', start, end)) ?? BlockTag.other;
+}
+
+/** `"name":N` anywhere in `bytes` (a notification's result), or -1. */
+export function memberNumberOf(bytes: Buffer, name: string): number {
+  return numberAfter(bytes, key(name), 0, bytes.length);
+}
