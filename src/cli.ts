@@ -131,6 +131,16 @@ quota
   .addHelpText('after', examples('cascade quota reset Helius', 'cascade quota reset --all --yes'))
   .action(lazy(async () => (await import('./commands/quota.js')).runQuotaReset));
 
+const key = program.command('key').description('client keys: who may call cascade ([[keys]])');
+
+key
+  .command('new')
+  .description('print a fresh random client key once, and the [[keys]] lines to paste')
+  .argument('<name>', 'the key name (logs, metrics and usage show it; never the key)')
+  .option('--json', 'machine-readable output')
+  .addHelpText('after', examples('cascade key new web-app'))
+  .action(lazy(async () => (await import('./commands/key.js')).runKeyNew));
+
 declareOperator(program);
 
 declareBench(program);

@@ -2,8 +2,11 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import {
   MethodRegistry,
+  exposureWarning,
+  isLoopback,
   loadConfig,
   loadDotEnv,
   startCascade,
@@ -32,6 +35,7 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   const source = { ...configSource(options.config, io, shipped), registry };
   const loaded = loadOrFail(source, io, 'nothing was started', (l) => log.warn(`config: ${l}`));
   const config = withFlags(loaded, options);
+  warnIfHostFlagExposes(config, options.host, log);
   const reloadSource = options.demo ? undefined : () => reloadWithFlags(source, options);
   const workers = workerCount(options.workers ?? config.cluster?.workers ?? 1);
   let running = config;
@@ -46,6 +50,13 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   } finally {
     await Promise.all(mocks.map((mock) => mock.close()));
   }
+}
+
+/** `--host` may expose a listener the file kept on loopback: the same warning as the file's. */
+function warnIfHostFlagExposes(config: Config, host: string | undefined, log: Logger): void {
+  if (host === undefined || !isLoopback(config.server.host)) return;
+  const warning = exposureWarning(host, config.server.requireKey === true);
+  if (warning !== undefined) log.warn(`config: --host: ${warning.message} — ${warning.hint}`);
 }
 
 /**

@@ -26,6 +26,11 @@ export {
   type PriceList,
   type PriceSource,
   type ServerConfig,
+  KEY_NAME_PATTERN,
+  exposureWarning,
+  isLoopback,
+  keyHash,
+  type ClientKeyConfig,
 } from './config/index.js';
 export { MethodRegistry } from './protocol/method-registry.js';
 export { wsUrlOf } from './ws/ws-url.js';

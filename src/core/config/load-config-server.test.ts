@@ -36,6 +36,7 @@ describe('loadConfig: [server]', () => {
       adminTokenEnv: 'CASCADE_ADMIN_TOKEN',
       adminToken: undefined,
       routingHeaders: false,
+      requireKey: false,
     });
     expect(DEFAULT_MAX_BODY_BYTES).toBe(2 * 1024 * 1024);
   });
@@ -96,6 +97,7 @@ describe('loadConfig: [server]', () => {
       adminTokenEnv: 'OPS_TOKEN',
       adminToken: 'secret-token',
       routingHeaders: true,
+      requireKey: false,
     });
   });
 

@@ -44,6 +44,7 @@ const SERVER_KEYS = [
   'compression_min_bytes',
   'keep_alive_timeout_ms',
   'trusted_proxies',
+  'require_key',
   ...ADMIN_KEYS,
 ] as const;
 
@@ -96,6 +97,7 @@ export function readServerSection(
   const host = r.string('host', true, 'e.g. host = "127.0.0.1" (or "0.0.0.0" for every interface)');
   const port = r.integer('port', { min: 0, max: 65535, required: true, hint: PORT_HINT });
   const enableMetrics = r.boolean('enable_metrics', false);
+  const requireKey = r.boolean('require_key', false);
   const maxBodyBytes = r.integer('max_body_bytes', {
     min: 1024,
     max: 1024 * 1024 * 1024,
@@ -229,6 +231,7 @@ export function readServerSection(
     compressionMinBytes: compressionMinBytes ?? DEFAULT_COMPRESSION_MIN_BYTES,
     keepAliveTimeoutMs: keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     trustedProxies,
+    requireKey,
     ...ws,
     ...admin,
   };

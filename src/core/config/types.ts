@@ -1,3 +1,5 @@
+import type { KeysConfig } from './key-types.js';
+
 /** One thing wrong (or suspicious) in a config or price-list file. */
 export interface ConfigProblem {
   /** The file the problem is in. */
@@ -98,6 +100,8 @@ export interface ServerConfig {
   readonly adminToken: string | undefined;
   /** Answers carry x-cascade-node / -attempts / -credits (they disclose provider names). */
   readonly routingHeaders: boolean;
+  /** Refuse calls that carry no client key (`[[keys]]`); absent = false. */
+  readonly requireKey?: boolean;
 }
 
 /** One `[[nodes]]` entry, validated and resolved. */
@@ -192,6 +196,8 @@ export interface Config {
   readonly routing?: RoutingConfig | undefined;
   /** The `[cache]` table; absent = coalescing on, cache off. */
   readonly cache?: CacheConfig | undefined;
+  /** Client keys (`[[keys]]`, `keys_file`); absent = no keys, cascade is open. */
+  readonly keys?: KeysConfig | undefined;
 }
 
 /** What the loader returns: never throws on bad input. */
