@@ -15,11 +15,13 @@ export async function startWs(
     readonly wsTuning?: Partial<WsTuning> | undefined;
   },
 ): Promise<WsGateway> {
-  const { listener, route, cache } = server.upgradeTarget;
+  const { listener, route, cache, keys, trustedProxies } = server.upgradeTarget;
   const ws = await WsGateway.start({
     listener,
     route,
     cache,
+    keys,
+    trustedProxies,
     registry: options.registry,
     logger: options.logger,
     server: server.config.server,

@@ -10,7 +10,10 @@ import type { Clock } from '../clock.js';
 import { RequestOutcome, type ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
+import type { ClientKeys } from '../keys/client-keys.js';
+import type { KeyedCaller } from '../serving/key-gate.js';
 import type { ServingContext } from '../serving/serving-context.js';
+import type { CorsPolicy } from './cors.js';
 import { logAccess } from './access-log.js';
 import { sendRpcError } from './respond.js';
 
@@ -41,6 +44,10 @@ export interface ProxyHandlerContext extends ServingContext {
   readonly drain: { active: boolean };
   /** `[server] routing_headers`: answers say which node(s) served, after how many attempts, at what price. */
   readonly routingHeaders: boolean;
+  /** Client keys (`enabled` false: none configured, nothing is checked). */
+  readonly keys: ClientKeys;
+  /** `[server] cors_origins` (undefined: none): who may read keyless answers. */
+  readonly cors: CorsPolicy | undefined;
 }
 
 /** One request being answered (the proxy handler's Exchange). */
@@ -52,6 +59,8 @@ export interface ExchangeState {
   readonly startedAt: number;
   /** Whether the request's outcome is recorded (exactly once, whatever path answered it). */
   counted: boolean;
+  /** The client key the request came with (undefined: keyless, or keys are off). */
+  caller: KeyedCaller | undefined;
 }
 
 /** The routing headers (only with `routing_headers = true`: they disclose provider names). */
@@ -110,6 +119,7 @@ export function reject(
       exchange.req,
       {
         method: null,
+        ...(exchange.caller ? { key: exchange.caller.key.name } : {}),
         node: null,
         status: answer.status,
         error: answer.message,

@@ -22,6 +22,7 @@ import {
 } from '../protocol/rpc-request.js';
 import { INTERNAL_ERROR, batchAnswerOf } from '../routing/route-answer.js';
 import { serveBatch } from '../serving/serve-batch.js';
+import { admitSubscription, type KeyedCaller } from '../serving/key-gate.js';
 import { servedResult } from '../serving/serve-request.js';
 import { CanonicalJsonError, canonicalJson } from './canonical-json.js';
 import type { SharedSubscription, Subscriber } from './shared-subscription.js';
@@ -47,6 +48,8 @@ export class ClientSession implements Subscriber {
     readonly ip: string,
     readonly headers: ForwardHeaders,
     readonly ctx: GatewayContext,
+    /** The client key the upgrade presented (undefined: keyless, or keys are off). */
+    readonly caller?: KeyedCaller,
   ) {
     this.#bucket = new TokenBucket(ctx.limits.messagesPerSecond, ctx.route.clock.now());
     // Text and binary frames alike carry JSON text.
@@ -126,7 +129,7 @@ export class ClientSession implements Subscriber {
     const idJson = readIdJson(request);
     let outcome = INTERNAL_ERROR.outcome;
     try {
-      const result = await servedResult(request, this.headers, ctx);
+      const result = await servedResult(request, this.headers, ctx, this.caller);
       if (result.kind === 'failed') throw result.error;
       const answer = await answerOf(result, idJson);
       outcome = answer.outcome;
@@ -163,8 +166,14 @@ export class ClientSession implements Subscriber {
     const startedAt = ctx.route.clock.now();
     let outcome = INTERNAL_ERROR.outcome;
     try {
-      const answer = batchAnswerOf(await serveBatch(batch, this.headers, ctx), batch);
-      outcome = answer.outcome;
+      const served = await serveBatch(batch, this.headers, ctx, this.caller);
+      const refused = served.refused;
+      if (refused !== undefined && served.refusedWhole === true) {
+        ctx.route.metrics.request(refused.outcome, (ctx.route.clock.now() - startedAt) / 1000);
+        return this.#error(refused.code, refused.message, 'null');
+      }
+      const answer = batchAnswerOf(served, batch);
+      outcome = refused?.outcome ?? answer.outcome;
       // Only notifications: nothing is owed, so no message (HTTP's 204).
       if (answer.status !== 204) this.send(answer.body);
     } catch (err) {
@@ -203,7 +212,24 @@ export class ClientSession implements Subscriber {
     if (spec === 'unknown_kind') {
       return this.#error(-32601, `no "${String(params[0])}" subscription in eth namespace`, idJson);
     }
+    const caller = this.caller;
+    if (caller !== undefined) {
+      const refusal = admitSubscription(caller, request.method, request.methodId, params, this.ctx);
+      if (refusal !== undefined) return this.#error(refusal.code, refusal.message, idJson);
+    }
     const most = this.ctx.limits.subscriptionsPerConnection;
+    const keyMost = caller?.key.config.maxSubscriptions;
+    if (
+      keyMost !== undefined &&
+      keyMost < most &&
+      this.subscriptions.size + this.pendingSubscribes >= keyMost
+    ) {
+      return this.#error(
+        LIMIT_EXCEEDED,
+        `Subscription limit reached: key '${caller!.key.name}' holds at most ${keyMost} per connection (keys.max_subscriptions)`,
+        idJson,
+      );
+    }
     if (this.subscriptions.size + this.pendingSubscribes >= most) {
       return this.#error(
         LIMIT_EXCEEDED,

@@ -1,0 +1,216 @@
+/**
+ * Client keys (issue 27) through every door — an HTTP request, an HTTP batch element, a
+ * WebSocket request, a WebSocket batch element and a subscription: where a key may be put,
+ * and every refusal, each with no upstream request (the mocks' stats) and no node credit.
+ * Rate buckets run on a ManualClock, so nothing depends on how fast the machine is.
+ */
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { clientKey, keysOf } from '../support/client-keys.js';
+import { WsTestClient, type Json } from '../support/ws-client.js';
+import { useWsHarness } from '../support/ws-harness.js';
+
+const KEY = 'ck_alpha_0123456789abcdefghijklmnop';
+const WRONG = 'ck_wrong_0123456789abcdefghijklmnop';
+const ws = useWsHarness();
+
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Json; headers: Headers }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    json: (await response.json()) as Json,
+    headers: response.headers,
+  };
+}
+
+const call = (method: string, id: unknown = 1, params: unknown[] = []) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+});
+
+function upstreamRequests(): number {
+  return Object.values(ws.harness.mocks).reduce(
+    (sum, mock) => sum + Object.values(mock.stats().byMethod).reduce((a, b) => a + b, 0),
+    0,
+  );
+}
+
+function nodeCredits(): number {
+  return ws.harness.cascade.server.topology.table.all.reduce(
+    (sum, node) => sum + node.usage.used,
+    0,
+  );
+}
+
+async function startKeyed(keys = keysOf(clientKey('alpha', KEY)), requireKey = true) {
+  const clock = new ManualClock();
+  await ws.start([{ name: 'a', prices: { getSlot: 2, getBalance: 3, getProgramAccounts: 10 } }], {
+    keys,
+    clock,
+    server: { requireKey },
+  });
+  return clock;
+}
+
+describe('where a client puts its key', () => {
+  it('is read from the path, ?api-key=, x-api-key and Authorization: Bearer; never forwarded', async () => {
+    await startKeyed();
+    const { url } = ws.harness;
+    const ways: Array<[string, Record<string, string>]> = [
+      [`${url}/${KEY}`, {}],
+      [`${url}/${KEY}/send-request`, {}],
+      [`${url}/?api-key=${KEY}`, {}],
+      [`${url}/`, { 'x-api-key': KEY }],
+      [`${url}/send-request`, { authorization: `Bearer ${KEY}` }],
+    ];
+    for (const [at, headers] of ways) {
+      const answer = await post(at, call('getSlot'), headers);
+      expect(answer.status, at).toBe(200);
+      expect(answer.json.result).toBeTypeOf('number');
+    }
+    expect(ws.harness.mocks.a!.stats().byMethod.getSlot).toBe(5);
+    const socket = await ws.open(`${ws.harness.wsUrl}/${KEY}`);
+    expect((await socket.call('getSlot')).result).toBeTypeOf('number');
+    const byHeader = await ws.open(ws.harness.wsUrl, { headers: { 'x-api-key': KEY } });
+    expect((await byHeader.call('getSlot')).result).toBeTypeOf('number');
+  });
+
+  it('keeps cascade open as today when no key is configured, and 404s unknown paths', async () => {
+    await ws.start([{ name: 'a' }]);
+    expect((await post(ws.harness.url, call('getSlot'))).status).toBe(200);
+    const response = await fetch(`${ws.harness.url}/${KEY}`, { method: 'POST', body: '{}' });
+    expect(response.status).toBe(404);
+  });
+});
+
+describe('refusals touch no node', () => {
+  it('401s a call without a key or with an unknown one, saying how to pass one', async () => {
+    await startKeyed();
+    const { url } = ws.harness;
+    const none = await post(url, call('getSlot', 7));
+    expect(none.status).toBe(401);
+    expect(none.json).toMatchObject({ id: 7, error: { code: -32001 } });
+    expect(none.json.error.message).toContain('x-api-key');
+    const unknown = await post(`${url}/${WRONG}`, call('getSlot', 8));
+    expect(unknown.status).toBe(401);
+    expect(unknown.json.error.message).toContain('Unknown client key');
+    const batch = await post(url, [call('getSlot', 1), call('getSlot', 2)]);
+    expect(batch.status).toBe(401);
+    await expect(WsTestClient.open(ws.harness.wsUrl)).rejects.toThrow('HTTP 401');
+    await expect(WsTestClient.open(`${ws.harness.wsUrl}/${WRONG}`)).rejects.toThrow('HTTP 401');
+    expect(upstreamRequests()).toBe(0);
+    expect(nodeCredits()).toBe(0);
+    const logs = ws.harness.logs.join('');
+    expect(logs).not.toContain(WRONG);
+    expect(logs).not.toContain(KEY);
+  });
+
+  it('rate-limits failed key checks per client IP, before hashing', async () => {
+    await startKeyed();
+    let last = 0;
+    for (let i = 0; i < 25; i++)
+      last = (await post(`${ws.harness.url}/${WRONG}`, call('getSlot'))).status;
+    expect(last).toBe(429);
+    // The IP is held back until its bucket refills; keyed traffic from elsewhere is not.
+    const answer = await post(`${ws.harness.url}/${WRONG}`, call('getSlot'));
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('403s a method the key may not call, naming it, on every door', async () => {
+    await startKeyed(
+      keysOf(clientKey('alpha', KEY, { allow: ['get*'], deny: ['getProgramAccounts'] })),
+    );
+    const at = `${ws.harness.url}/${KEY}`;
+    const single = await post(at, call('getProgramAccounts', 3));
+    expect(single.status).toBe(403);
+    expect(single.json.error.message).toContain('getProgramAccounts');
+    expect((await post(at, call('sendTransaction', 4))).status).toBe(403);
+    const batch = await post(at, [call('getProgramAccounts', 1), call('getSlot', 2)]);
+    expect(batch.status).toBe(200);
+    expect(batch.json[0]).toMatchObject({ id: 1, error: { code: -32001 } });
+    expect(batch.json[1].result).toBeTypeOf('number');
+    const allRefused = await post(at, [call('getProgramAccounts', 1)]);
+    expect(allRefused.status).toBe(403);
+    const socket = await ws.open(`${ws.harness.wsUrl}/${KEY}`);
+    expect((await socket.call('getProgramAccounts')).error.message).toContain('getProgramAccounts');
+    socket.send([call('getProgramAccounts', 11), call('getSlot', 12)]);
+    const answers = (await socket.take(() => true)) as unknown as Json[];
+    expect(answers[0]!).toMatchObject({ id: 11, error: { code: -32001 } });
+    expect((await socket.call('programSubscribe', ['Prog111'])).error.message).toContain(
+      'programSubscribe is not allowed',
+    );
+    expect(answers[1]!.result).toBeTypeOf('number');
+    // Only the allowed batch elements reached the node (one per batch door).
+    expect(ws.harness.mocks.a!.stats().byMethod).toEqual({ getSlot: 2 });
+    expect(nodeCredits()).toBe(4);
+  });
+
+  it('allows a guarded heavy read only for the listed program ids', async () => {
+    const params = { getProgramAccounts: ['Tokenkeg111'] };
+    await startKeyed(keysOf(clientKey('alpha', KEY, { params })));
+    const at = `${ws.harness.url}/${KEY}`;
+    expect((await post(at, call('getProgramAccounts', 1, ['Other111']))).status).toBe(403);
+    expect((await post(at, call('getProgramAccounts', 1, []))).status).toBe(403);
+    expect((await post(at, call('getProgramAccounts', 1, ['Tokenkeg111']))).status).toBe(200);
+    expect(ws.harness.mocks.a!.stats().byMethod).toEqual({ getProgramAccounts: 1 });
+  });
+
+  it("429s past the key's rate with Retry-After, on HTTP and WebSocket", async () => {
+    const clock = await startKeyed(keysOf(clientKey('alpha', KEY, { rpsLimit: 2 })));
+    const at = `${ws.harness.url}/${KEY}`;
+    expect((await post(at, call('getSlot'))).status).toBe(200);
+    expect((await post(at, call('getSlot'))).status).toBe(200);
+    const over = await post(at, call('getSlot', 5));
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBe('1');
+    expect(over.json.error.message).toContain('rps_limit');
+    const socket = await ws.open(`${ws.harness.wsUrl}/${KEY}`);
+    expect((await socket.call('getSlot')).error.code).toBe(-32005);
+    clock.advance(1000);
+    expect((await post(at, call('getSlot'))).status).toBe(200);
+    expect(ws.harness.mocks.a!.stats().byMethod.getSlot).toBe(3);
+  });
+
+  it('refuses the call that would pass the budget, naming it and the reset date', async () => {
+    await startKeyed(keysOf(clientKey('alpha', KEY, { monthlyCredits: 5, resetDay: 1 })));
+    const at = `${ws.harness.url}/${KEY}`;
+    expect((await post(at, call('getSlot'))).status).toBe(200);
+    expect((await post(at, call('getSlot'))).status).toBe(200);
+    const spent = await post(at, call('getSlot', 9));
+    expect(spent.status).toBe(429);
+    expect(spent.json.error.message).toMatch(
+      /^Key 'alpha' has spent its budget of 5 credits \(keys\.monthly_credits\); it resets on \d{4}-\d{2}-01$/,
+    );
+    expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(0);
+    const batch = await post(at, [call('getSlot', 1), call('getSlot', 2)]);
+    expect(batch.status).toBe(429);
+    expect(ws.harness.mocks.a!.stats().byMethod.getSlot).toBe(2);
+    expect(nodeCredits()).toBe(4);
+    expect(ws.harness.cascade.server.keys.byName('alpha')!.used).toBe(4);
+  });
+
+  it("refuses a batch over the key's max_batch_size whole", async () => {
+    await startKeyed(keysOf(clientKey('alpha', KEY, { maxBatchSize: 2 })));
+    const at = `${ws.harness.url}/${KEY}`;
+    const big = await post(at, [call('getSlot', 1), call('getSlot', 2), call('getSlot', 3)]);
+    expect(big.status).toBe(400);
+    expect(big.json.error.message).toContain('keys.max_batch_size');
+    expect(upstreamRequests()).toBe(0);
+  });
+
+  it('keeps keyless calls working when keys are optional, and still 401s a wrong key', async () => {
+    await startKeyed(keysOf(clientKey('alpha', KEY)), false);
+    expect((await post(ws.harness.url, call('getSlot'))).status).toBe(200);
+    expect((await post(`${ws.harness.url}/${WRONG}`, call('getSlot'))).status).toBe(401);
+  });
+});
