@@ -28,7 +28,9 @@ export {
   type ServerConfig,
   KEY_NAME_PATTERN,
   exposureWarning,
+  hasSharedLimit,
   isLoopback,
+  KEY_USAGE_PREFIX,
   keyHash,
   type ClientKeyConfig,
 } from './config/index.js';

@@ -73,6 +73,8 @@ export async function startWsHarness(
     keys?: KeysConfig;
     /** The service's clock (a ManualClock holds rate buckets still). */
     clock?: Clock;
+    /** quotas.json (default: a fresh temp file): a restart test starts twice on one file. */
+    quotasPath?: string;
   } = {},
 ): Promise<WsHarness> {
   const chain = new MockChain({ manual: true });
@@ -109,7 +111,7 @@ export async function startWsHarness(
   };
   const temp: TempDir = makeTempDir('cascade-ws-');
   const { cascade, logs } = await startTestCascade(config, {
-    quotasPath: temp.path('quotas.json'),
+    quotasPath: options.quotasPath ?? temp.path('quotas.json'),
     wsTuning: { ...TEST_WS_TUNING, ...options.tuning },
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });

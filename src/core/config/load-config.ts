@@ -9,7 +9,7 @@ import { parseEnv } from 'node:util';
 import { parse } from 'smol-toml';
 import { MethodRegistry } from '../protocol/method-registry.js';
 import { readCacheSection } from './cache-section.js';
-import { checkKeyExposure } from './key-exposure.js';
+import { checkKeyExposure, checkKeyLimitsScope } from './key-exposure.js';
 import { readKeysSection } from './keys-section.js';
 import { readClusterSection } from './cluster-section.js';
 import { closestMatch } from './did-you-mean.js';
@@ -229,6 +229,13 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           Number((BigInt(node.monthlyLimit) * BigInt(pricing.spilloverPercent)) / 100n);
     nodes.push({ ...rest, pricing, spilloverThreshold });
   }
+  checkKeyLimitsScope(
+    keys,
+    cluster,
+    entries.flatMap((entry) => (entry.fields ? [entry.fields.name] : [])),
+    file,
+    problems,
+  );
   // After the price lists: the registry then knows every method a node can price.
   const routing = readRoutingSection(doc, file, registry, problems);
   const config =

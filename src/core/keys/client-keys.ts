@@ -6,7 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { KEY_USAGE_PREFIX } from '../config/key-exposure.js';
 import type { KeysConfig } from '../config/key-types.js';
+import type { QuotaEntry, QuotaSnapshot } from '../quota/usage-ledger.js';
 import { FailedChecks } from './failed-checks.js';
 import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
 import { KeyState } from './key-state.js';
@@ -74,6 +76,28 @@ export class ClientKeys {
   /** Counts a call that came with no usable key (rpc_key_requests_total{key=""}). */
   countUnkeyed(outcome: string): void {
     this.unkeyed.set(outcome, (this.unkeyed.get(outcome) ?? 0) + 1);
+  }
+
+  /** Every key's usage as quotas.json entries (`key:NAME`), beside the nodes'. */
+  usageSnapshot(): QuotaSnapshot {
+    const entries = new Map<string, QuotaEntry>();
+    for (const state of this.#byName.values()) {
+      const { used, periodStart } = state.usage();
+      // Reservations of calls in flight are not credits spent yet: never saved.
+      entries.set(`${KEY_USAGE_PREFIX}${state.name}`, {
+        used: Math.max(0, used - state.reservedNow),
+        periodStart,
+      });
+    }
+    return entries;
+  }
+
+  /** Restores every key's usage from quotas.json entries (a past period's start over at 0). */
+  restoreUsage(saved: QuotaSnapshot): void {
+    for (const state of this.#byName.values()) {
+      const entry = saved.get(`${KEY_USAGE_PREFIX}${state.name}`);
+      if (entry !== undefined) state.restore(entry);
+    }
   }
 
   /** Every key in force, in config order. */

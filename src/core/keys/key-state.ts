@@ -39,6 +39,8 @@ export class KeyState {
   inFlight = 0;
   /** Credits booked this period, including reservations of calls in flight. */
   used = 0;
+  /** Of `used`, what calls in flight reserved and have not settled. */
+  reservedNow = 0;
   periodStart = '';
   #periodEndsAt = -Infinity;
   #bucket: TokenBucket | undefined;
@@ -129,18 +131,21 @@ export class KeyState {
     }
     this.inFlight++;
     this.used += cheapest;
+    this.reservedNow += cheapest;
     return undefined;
   }
 
   /** A call admitted with `reserved` ended having cost `credits` (0 for cache answers). */
   settle(reserved: number, credits: number): void {
     this.inFlight--;
+    this.reservedNow -= reserved;
     this.used += credits - reserved;
   }
 
   /** `count` admitted calls (batch elements) reserved `reserved` together and cost `credits`. */
   settleMany(count: number, reserved: number, credits: number): void {
     this.inFlight -= count;
+    this.reservedNow -= reserved;
     this.used += credits - reserved;
   }
 
@@ -179,7 +184,7 @@ export class KeyState {
     const start = periodStart(new Date(wall), this.config.resetDay);
     if (start !== this.periodStart) {
       // Calls in flight keep their reservations; they settle into the new period.
-      this.used = 0;
+      this.used = this.reservedNow;
       this.periodStart = start;
     }
     this.#periodEndsAt = Date.parse(`${nextReset(start, this.config.resetDay)}T00:00:00Z`);
