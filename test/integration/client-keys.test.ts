@@ -213,4 +213,22 @@ describe('refusals touch no node', () => {
     expect((await post(ws.harness.url, call('getSlot'))).status).toBe(200);
     expect((await post(`${ws.harness.url}/${WRONG}`, call('getSlot'))).status).toBe(401);
   });
+
+  it('exports per-key series named by key, never by secret', async () => {
+    await startKeyed(keysOf(clientKey('alpha', KEY, { monthlyCredits: 100, allow: ['getSlot'] })));
+    const at = `${ws.harness.url}/${KEY}`;
+    await post(at, call('getSlot'));
+    await post(at, call('getBalance'));
+    await post(`${ws.harness.url}/${WRONG}`, call('getSlot'));
+    await post(ws.harness.url, call('getSlot'));
+    const text = await ws.harness.metrics();
+    expect(text).toContain('rpc_key_requests_total{key="alpha",outcome="allowed"} 1');
+    expect(text).toContain('rpc_key_requests_total{key="alpha",outcome="method"} 1');
+    expect(text).toContain('rpc_key_requests_total{key="",outcome="unknown_key"} 1');
+    expect(text).toContain('rpc_key_requests_total{key="",outcome="no_key"} 1');
+    expect(text).toContain('rpc_key_credits_used{key="alpha"} 2');
+    expect(text).toContain('rpc_key_budget{key="alpha"} 100');
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain(WRONG);
+  });
 });

@@ -164,6 +164,8 @@ export class ProxyServer {
       }
     }
     proxy.metrics.setQuotaSource(() => quotaSamples(proxy.topology.table.all, new Date()));
+    const keys = proxy.#handler.keys;
+    if (keys.enabled) proxy.metrics.setKeySource?.(() => keys.samples());
     proxy.#health.tick();
     proxy.#rankTimer = setInterval(() => proxy.#health.tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
@@ -231,7 +233,9 @@ export class ProxyServer {
     // A changed [cache] applies at once; a changed price list leaves stored answers alone.
     this.#handler.cache?.reconfigure(config.cache, config.routing?.writeMethods);
     // Keys apply at once: added ones work, removed ones are refused from the next call.
-    this.#handler.keys.reconfigure(config.keys);
+    const keys = this.#handler.keys;
+    keys.reconfigure(config.keys);
+    if (keys.enabled) this.metrics.setKeySource?.(() => keys.samples());
     this.#proxyCors = proxyCorsOf(before.corsOrigins, config.keys);
     // [server] and [cluster] apply at startup only.
     this.#config = { ...config, server: before, cluster: this.#config.cluster };

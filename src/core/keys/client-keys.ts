@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { KEY_USAGE_PREFIX } from '../config/key-exposure.js';
 import type { KeysConfig } from '../config/key-types.js';
+import type { KeySample } from '../metrics.js';
 import type { QuotaEntry, QuotaSnapshot } from '../quota/usage-ledger.js';
 import { FailedChecks } from './failed-checks.js';
 import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
@@ -98,6 +99,17 @@ export class ClientKeys {
       const entry = saved.get(`${KEY_USAGE_PREFIX}${state.name}`);
       if (entry !== undefined) state.restore(entry);
     }
+  }
+
+  /** What /metrics shows of every key now (and of calls with no usable key, name ""). */
+  samples(): KeySample[] {
+    const keyed = [...this.#byName.values()].map((state) => ({
+      name: state.name,
+      counts: state.counts,
+      used: state.usage().used - state.reservedNow,
+      budget: state.budget,
+    }));
+    return [{ name: '', counts: this.unkeyed, used: 0, budget: undefined }, ...keyed];
   }
 
   /** Every key in force, in config order. */
