@@ -154,6 +154,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       coordinator,
       operator,
       logger,
+      keys: proxy.keys,
     });
     usage.claim(admin?.port);
   } catch (err) {

@@ -57,6 +57,8 @@ export class KeyState {
     this.methods = new MethodGlobs(config.allow, config.deny);
     this.#bucket =
       config.rpsLimit === undefined ? undefined : new TokenBucket(config.rpsLimit, now);
+    // The period starts now, so usage booked before any budget check counts in it.
+    this.#rollPeriod();
   }
 
   get name(): string {
