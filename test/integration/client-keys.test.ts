@@ -231,4 +231,46 @@ describe('refusals touch no node', () => {
     expect(text).not.toContain(KEY);
     expect(text).not.toContain(WRONG);
   });
+
+  it("answers CORS only for a browser key's origins, and refuses other pages' calls", async () => {
+    await startKeyed(
+      keysOf(clientKey('alpha', KEY, { origins: ['https://app.example'], perIpRps: 100 })),
+    );
+    const at = `${ws.harness.url}/${KEY}`;
+    const preflight = await fetch(at, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('x-api-key');
+    const ok = await post(at, call('getSlot'), { origin: 'https://app.example' });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const other = await post(at, call('getSlot'), { origin: 'https://evil.example' });
+    expect(other.status).toBe(403);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    await expect(
+      WsTestClient.open(`${ws.harness.wsUrl}/${KEY}`, { origin: 'https://evil.example' }),
+    ).rejects.toThrow('HTTP 403');
+    expect(ws.harness.mocks.a!.stats().byMethod).toEqual({ getSlot: 1 });
+  });
+
+  it("holds a connection to the key's max_subscriptions", async () => {
+    await startKeyed(keysOf(clientKey('alpha', KEY, { maxSubscriptions: 1 })));
+    const socket = await ws.open(`${ws.harness.wsUrl}/${KEY}`);
+    expect((await socket.call('slotSubscribe')).result).toBeDefined();
+    const over = await socket.call('rootSubscribe');
+    expect(over.error.message).toContain('keys.max_subscriptions');
+  });
+
+  it('refuses a revoked key at once on open sockets and new calls', async () => {
+    await startKeyed();
+    const socket = await ws.open(`${ws.harness.wsUrl}/${KEY}`);
+    expect((await socket.call('getSlot')).result).toBeTypeOf('number');
+    ws.harness.cascade.server.keys.byName('alpha')!.revoked = true;
+    expect((await socket.call('getSlot')).error.message).toContain('revoked');
+    expect((await post(`${ws.harness.url}/${KEY}`, call('getSlot'))).status).toBe(401);
+    expect(ws.harness.mocks.a!.stats().byMethod.getSlot).toBe(1);
+  });
 });
