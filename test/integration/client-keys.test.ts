@@ -273,4 +273,30 @@ describe('refusals touch no node', () => {
     expect((await post(`${ws.harness.url}/${KEY}`, call('getSlot'))).status).toBe(401);
     expect(ws.harness.mocks.a!.stats().byMethod.getSlot).toBe(1);
   });
+
+  it('books cache hits to nobody: a key pays only for what a node served', async () => {
+    const cache = {
+      enabled: true,
+      coalesce: true,
+      maxBytes: 1 << 20,
+      maxEntryBytes: 64 * 1024,
+      ttlMs: 400,
+      evmFinalityDepth: undefined,
+      responseHeader: false,
+      methods: new Map(),
+    };
+    await ws.start([{ name: 'a', prices: { getGenesisHash: 3 } }], {
+      keys: keysOf(clientKey('alpha', KEY, { monthlyCredits: 10 })),
+      server: { requireKey: true },
+      cache,
+    });
+    const at = `${ws.harness.url}/${KEY}`;
+    for (let id = 1; id <= 3; id++)
+      expect((await post(at, call('getGenesisHash', id))).status).toBe(200);
+    const batch = await post(at, [call('getGenesisHash', 4), call('getGenesisHash', 5)]);
+    expect((batch.json as unknown as Json[]).map((one) => one.id as number)).toEqual([4, 5]);
+    expect(ws.harness.mocks.a!.stats().byMethod).toEqual({ getGenesisHash: 1 });
+    expect(ws.harness.cascade.server.keys.byName('alpha')!.used).toBe(3);
+    // The budget check comes first: a key that cannot afford the cheapest price gets no hit either.
+  });
 });
