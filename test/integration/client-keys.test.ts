@@ -299,4 +299,24 @@ describe('refusals touch no node', () => {
     expect(ws.harness.cascade.server.keys.byName('alpha')!.used).toBe(3);
     // The budget check comes first: a key that cannot afford the cheapest price gets no hit either.
   });
+
+  it('says what the budget has left only when credits_remaining_header is on', async () => {
+    const keys = keysOf(clientKey('alpha', KEY, { monthlyCredits: 10 }));
+    await ws.start([{ name: 'a', prices: { getSlot: 2 } }], {
+      keys,
+      server: { requireKey: true, creditsRemainingHeader: true },
+    });
+    const at = `${ws.harness.url}/${KEY}`;
+    expect((await post(at, call('getSlot'))).headers.get('x-cascade-credits-remaining')).toBe('8');
+    // Different params: two reads that coalescing does not merge (a coalesced one is free).
+    const batch = await post(at, [
+      call('getSlot', 1, [{ commitment: 'confirmed' }]),
+      call('getSlot', 2, [{ commitment: 'finalized' }]),
+    ]);
+    expect(batch.headers.get('x-cascade-credits-remaining')).toBe('4');
+    await ws.harness.close();
+    await ws.start([{ name: 'a', prices: { getSlot: 2 } }], { keys, server: { requireKey: true } });
+    const off = await post(`${ws.harness.url}/${KEY}`, call('getSlot'));
+    expect(off.headers.get('x-cascade-credits-remaining')).toBeNull();
+  });
 });

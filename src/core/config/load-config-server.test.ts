@@ -37,6 +37,7 @@ describe('loadConfig: [server]', () => {
       adminToken: undefined,
       routingHeaders: false,
       requireKey: false,
+      creditsRemainingHeader: false,
     });
     expect(DEFAULT_MAX_BODY_BYTES).toBe(2 * 1024 * 1024);
   });
@@ -98,6 +99,7 @@ describe('loadConfig: [server]', () => {
       adminToken: 'secret-token',
       routingHeaders: true,
       requireKey: false,
+      creditsRemainingHeader: false,
     });
   });
 

@@ -45,6 +45,7 @@ const SERVER_KEYS = [
   'keep_alive_timeout_ms',
   'trusted_proxies',
   'require_key',
+  'credits_remaining_header',
   ...ADMIN_KEYS,
 ] as const;
 
@@ -98,6 +99,7 @@ export function readServerSection(
   const port = r.integer('port', { min: 0, max: 65535, required: true, hint: PORT_HINT });
   const enableMetrics = r.boolean('enable_metrics', false);
   const requireKey = r.boolean('require_key', false);
+  const creditsRemainingHeader = r.boolean('credits_remaining_header', false);
   const maxBodyBytes = r.integer('max_body_bytes', {
     min: 1024,
     max: 1024 * 1024 * 1024,
@@ -232,6 +234,7 @@ export function readServerSection(
     keepAliveTimeoutMs: keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     trustedProxies,
     requireKey,
+    creditsRemainingHeader,
     ...ws,
     ...admin,
   };

@@ -102,6 +102,8 @@ export interface ServerConfig {
   readonly routingHeaders: boolean;
   /** Refuse calls that carry no client key (`[[keys]]`); absent = false. */
   readonly requireKey?: boolean;
+  /** HTTP answers to a key with a budget say `x-cascade-credits-remaining`; absent = false. */
+  readonly creditsRemainingHeader?: boolean;
 }
 
 /** One `[[nodes]]` entry, validated and resolved. */

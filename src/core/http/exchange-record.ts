@@ -48,6 +48,8 @@ export interface ProxyHandlerContext extends ServingContext {
   readonly keys: ClientKeys;
   /** `[server] cors_origins` (undefined: none): who may read keyless answers. */
   readonly cors: CorsPolicy | undefined;
+  /** `[server] credits_remaining_header`: keyed answers say what the key's budget has left. */
+  readonly creditsRemainingHeader: boolean;
 }
 
 /** One request being answered (the proxy handler's Exchange). */

@@ -61,3 +61,11 @@ export function limitCorsToCaller(
   else if (res.getHeader('access-control-allow-origin') === '*')
     res.setHeader('access-control-allow-origin', origin);
 }
+
+/** `x-cascade-credits-remaining` (`[server] credits_remaining_header`): what the key has left. */
+export function setCreditsRemaining(res: ServerResponse, caller: KeyedCaller | undefined): void {
+  const key = caller?.key;
+  const budget = key?.budget;
+  if (key === undefined || budget === undefined || res.headersSent) return;
+  res.setHeader('x-cascade-credits-remaining', String(Math.max(0, budget - key.used)));
+}

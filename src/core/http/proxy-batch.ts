@@ -8,7 +8,7 @@ import type { BatchElement } from '../protocol/rpc-request.js';
 import { batchAnswerOf } from '../routing/route-answer.js';
 import { serveBatch } from '../serving/serve-batch.js';
 import { logAccess } from './access-log.js';
-import { setRefusalHeaders } from './key-caller.js';
+import { setCreditsRemaining, setRefusalHeaders } from './key-caller.js';
 import { sendAnswer } from './compression.js';
 import {
   finish,
@@ -44,6 +44,7 @@ export async function proxyBatch(
     return reject(exchange, { status, code, message, idJson: 'null' });
   }
   lastOnConnection(exchange);
+  if (ctx.creditsRemainingHeader) setCreditsRemaining(res, exchange.caller);
   if (ctx.routingHeaders)
     setRoutingHeaders(res, result.nodes.join(','), result.attempts, result.credits);
   const answer = batchAnswerOf(result, batch);

@@ -23,7 +23,13 @@ import {
   type ExchangeState,
   type ProxyHandlerContext,
 } from './exchange-record.js';
-import { callerOf, isCallerRefusal, limitCorsToCaller, setRefusalHeaders } from './key-caller.js';
+import {
+  callerOf,
+  isCallerRefusal,
+  limitCorsToCaller,
+  setCreditsRemaining,
+  setRefusalHeaders,
+} from './key-caller.js';
 import { proxyBatch } from './proxy-batch.js';
 import { BodyReader, readBody } from './read-body.js';
 import { sendRpcError } from './respond.js';
@@ -35,6 +41,7 @@ function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteRes
   if (ctx.cache?.responseHeader) {
     res.setHeader('x-cascade-cache', (result.kind === 'answer' && result.cache) || 'miss');
   }
+  if (ctx.creditsRemainingHeader) setCreditsRemaining(res, exchange.caller);
   if (ctx.routingHeaders) {
     const node = result.kind === 'answer' ? result.node : undefined;
     setRoutingHeaders(res, node, result.attempts, result.credits);

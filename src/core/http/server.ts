@@ -120,6 +120,7 @@ export class ProxyServer {
       routingHeaders: server.routingHeaders,
       keys: new ClientKeys(options.config.keys, server.requireKey === true, this.#clock),
       cors: CorsPolicy.from(server.corsOrigins),
+      creditsRemainingHeader: server.creditsRemainingHeader === true,
     };
     this.#cors = this.#handler.cors;
     this.#proxyCors = proxyCorsOf(server.corsOrigins, options.config.keys);
