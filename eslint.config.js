@@ -171,6 +171,28 @@ export default tseslint.config(
     ]),
   },
   {
+    // Client keys: who a caller is and what its key lets it do; the serving layer asks.
+    files: ['src/core/keys/**/*.ts'],
+    rules: restrict([
+      {
+        group: [
+          '**/routing/**',
+          '**/serving/**',
+          '**/cache/**',
+          '**/cluster/**',
+          '**/http/**',
+          '**/ws/**',
+          '**/service*.js',
+          '**/index.js',
+          '**/commands/**',
+          '**/mock/**',
+          '**/bench/**',
+        ],
+        message: 'keys sits above config, node and quota, below serving, http and ws.',
+      },
+    ]),
+  },
+  {
     files: ['src/core/cluster/**/*.ts'],
     rules: restrict([
       {

@@ -127,9 +127,61 @@ quota
   .option('--quotas <path>', QUOTAS_HELP)
   .option('--all', 'every node (also rewrites a corrupt quotas file)')
   .option('--yes', 'confirm --all')
+  .option('--key <name...>', "zero client keys' usage instead of nodes'")
   .option('--json', 'machine-readable output')
-  .addHelpText('after', examples('cascade quota reset Helius', 'cascade quota reset --all --yes'))
+  .addHelpText(
+    'after',
+    examples(
+      'cascade quota reset Helius',
+      'cascade quota reset --all --yes',
+      'cascade quota reset --key web-app',
+    ),
+  )
   .action(lazy(async () => (await import('./commands/quota.js')).runQuotaReset));
+
+const key = program.command('key').description('client keys: who may call cascade ([[keys]])');
+
+key
+  .command('new')
+  .description('print a fresh random client key once, and the [[keys]] lines to paste')
+  .argument('<name>', 'the key name (logs, metrics and usage show it; never the key)')
+  .option('--json', 'machine-readable output')
+  .addHelpText('after', examples('cascade key new web-app'))
+  .action(lazy(async () => (await import('./commands/key.js')).runKeyNew));
+
+/** Flags that say where the running server's admin listener is (the key commands). */
+const keyAdmin = (command: Command): Command =>
+  command
+    .option('-c, --config <path>', CONFIG_HELP)
+    .option(
+      '--admin <url>',
+      'the admin listener (default: from the quotas lock, else server.admin_port)',
+    )
+    .option('--quotas <path>', QUOTAS_HELP)
+    .option('--json', 'machine-readable output');
+
+keyAdmin(key.command('list').description("the running server's keys: usage, budget, reset, state"))
+  .addHelpText('after', examples('cascade key list'))
+  .action(lazy(async () => (await import('./commands/key-admin.js')).runKeyList));
+
+keyAdmin(
+  key
+    .command('revoke')
+    .description('refuse a key at once on the running server (until its secret changes)')
+    .argument('<name>', 'key name'),
+)
+  .addHelpText('after', examples('cascade key revoke web-app'))
+  .action(lazy(async () => (await import('./commands/key-admin.js')).runKeyRevoke));
+
+keyAdmin(
+  key
+    .command('budget')
+    .description("set a key's monthly credits on the running server (until a restart)")
+    .argument('<name>', 'key name')
+    .argument('<credits>', 'credits per billing period'),
+)
+  .addHelpText('after', examples('cascade key budget web-app 500000'))
+  .action(lazy(async () => (await import('./commands/key-admin.js')).runKeyBudget));
 
 declareOperator(program);
 

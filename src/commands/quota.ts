@@ -12,8 +12,11 @@ import {
   resetThroughServer,
   type Config,
   type QuotaRow,
+  type KeyRow,
   type QuotaSnapshot,
 } from '../core/index.js';
+import { renderKeyRows } from './key-admin.js';
+import { keyRows, resetKey } from './quota-keys.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { configSource, loadOrFail as loadConfigOrFail } from './load-or-fail.js';
 import { formatCredits, renderJson, renderTable } from './output.js';
@@ -29,6 +32,8 @@ export interface QuotaOptions {
 export interface QuotaResetOptions extends QuotaOptions {
   readonly all?: boolean | undefined;
   readonly yes?: boolean | undefined;
+  /** `--key NAME…`: client keys instead of nodes. */
+  readonly key?: readonly string[] | undefined;
 }
 
 /** Where the numbers came from. */
@@ -65,6 +70,7 @@ function render(
   quotasPath: string,
   io: CommandIo,
   json: boolean | undefined,
+  keys: readonly KeyRow[] = [],
 ): void {
   if (json) {
     io.out(
@@ -73,6 +79,7 @@ function render(
         file: quotasPath,
         ...(source.kind === 'server' ? { pid: source.pid } : {}),
         nodes: rows,
+        ...(keys.length > 0 ? { keys } : {}),
       }),
     );
     return;
@@ -104,6 +111,7 @@ function render(
     ),
   );
   io.out(savedLine(rows));
+  if (keys.length > 0) io.out(renderKeyRows(keys));
   io.out(describeSource(source, quotasPath));
 }
 
@@ -122,7 +130,8 @@ export async function runQuotaShow(options: QuotaOptions, io: CommandIo): Promis
   const lock = readServerLock(quotasPath);
   if (lock?.adminPort) {
     const nodes = await fetchQuotaRows(lock);
-    render(nodes, { kind: 'server', pid: lock.pid }, quotasPath, io, options.json);
+    const keys = await keyRows(config, quotasPath, lock.adminPort);
+    render(nodes, { kind: 'server', pid: lock.pid }, quotasPath, io, options.json, keys);
     return 0;
   }
   if (lock === undefined && config.cluster?.redisUrl !== undefined) {
@@ -148,6 +157,7 @@ export async function runQuotaShow(options: QuotaOptions, io: CommandIo): Promis
     quotasPath,
     io,
     options.json,
+    await keyRows(config, quotasPath, undefined),
   );
   return 0;
 }
@@ -178,6 +188,32 @@ function namesToReset(
   return [...new Set(names)];
 }
 
+/** `cascade quota reset --key NAME`: zero a client key's usage (server, or file). */
+async function resetKeys(
+  names: readonly string[],
+  options: QuotaResetOptions,
+  config: Config,
+  quotasPath: string,
+  io: CommandIo,
+): Promise<ExitCode> {
+  if (names.length > 0 || options.all)
+    throw new UsageError('give --key NAME alone: nodes and keys are reset separately');
+  const lock = readServerLock(quotasPath);
+  if (lock && (!lock.local || !lock.adminPort))
+    throw new UsageError(
+      `a cascade server (pid ${lock.pid}) is using ${quotasPath} without an admin listener here; its next flush would undo a reset of the file`,
+      'set server.admin_port and restart it (resets then go through the server), or stop it first',
+    );
+  const rows: KeyRow[] = [];
+  for (const name of new Set(options.key)) {
+    const { row, where } = await resetKey(config, quotasPath, name, lock?.adminPort);
+    if (!options.json) io.out(`reset key ${name} ${where}`);
+    rows.push(row);
+  }
+  io.out(options.json ? renderJson({ keys: rows }) : renderKeyRows(rows));
+  return 0;
+}
+
 /** `cascade quota reset NODE… | --all --yes`: zero usage, through the server when one runs. */
 export async function runQuotaReset(
   names: readonly string[],
@@ -185,6 +221,7 @@ export async function runQuotaReset(
   io: CommandIo,
 ): Promise<ExitCode> {
   const { config, quotasPath } = loadOrFail(options, io);
+  if (options.key !== undefined) return resetKeys(names, options, config, quotasPath, io);
   const targets = namesToReset(names, options, config);
   const lock = readServerLock(quotasPath);
   if (lock && !lock.local) {

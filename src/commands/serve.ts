@@ -2,8 +2,13 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import {
   MethodRegistry,
+  UsageError,
+  exposureWarning,
+  hasSharedLimit,
+  isLoopback,
   loadConfig,
   loadDotEnv,
   startCascade,
@@ -32,8 +37,16 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   const source = { ...configSource(options.config, io, shipped), registry };
   const loaded = loadOrFail(source, io, 'nothing was started', (l) => log.warn(`config: ${l}`));
   const config = withFlags(loaded, options);
+  warnIfHostFlagExposes(config, options.host, log);
   const reloadSource = options.demo ? undefined : () => reloadWithFlags(source, options);
   const workers = workerCount(options.workers ?? config.cluster?.workers ?? 1);
+  const limited = config.keys?.keys.find(hasSharedLimit);
+  if (workers > 1 && limited !== undefined) {
+    throw new UsageError(
+      `key '${limited.name}' has per-key limits, which are not shared between workers yet`,
+      'serve it with one worker, or keep only methods/origins/params/max_batch_size/max_subscriptions on the key',
+    );
+  }
   let running = config;
   let mocks: MockNode[] = [];
   if (options.demo) ({ config: running, mocks } = await withDemoNodes(config));
@@ -46,6 +59,13 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   } finally {
     await Promise.all(mocks.map((mock) => mock.close()));
   }
+}
+
+/** `--host` may expose a listener the file kept on loopback: the same warning as the file's. */
+function warnIfHostFlagExposes(config: Config, host: string | undefined, log: Logger): void {
+  if (host === undefined || !isLoopback(config.server.host)) return;
+  const warning = exposureWarning(host, config.server.requireKey === true);
+  if (warning !== undefined) log.warn(`config: --host: ${warning.message} — ${warning.hint}`);
 }
 
 /**

@@ -26,6 +26,13 @@ export {
   type PriceList,
   type PriceSource,
   type ServerConfig,
+  KEY_NAME_PATTERN,
+  exposureWarning,
+  hasSharedLimit,
+  isLoopback,
+  KEY_USAGE_PREFIX,
+  keyHash,
+  type ClientKeyConfig,
 } from './config/index.js';
 export { MethodRegistry } from './protocol/method-registry.js';
 export { wsUrlOf } from './ws/ws-url.js';
@@ -52,7 +59,15 @@ export {
   type PrimarySummary,
 } from './service-primary.js';
 export { readSharedUsage, resetSharedUsage } from './cluster/shared-quota.js';
-export { adminUrl, fetchNodes, setCordon, type AdminTarget } from './admin/admin-client.js';
+export {
+  adminUrl,
+  fetchKeys,
+  fetchNodes,
+  keyAction,
+  setCordon,
+  type AdminTarget,
+} from './admin/admin-client.js';
+export type { KeyRow } from './admin/key-routes.js';
 export type { NodeView } from './admin/node-view.js';
 export type { AdminEvent, NodesDocument } from './admin/operator.js';
 export { DEFAULT_ADMIN_TOKEN_ENV } from './config/admin-fields.js';

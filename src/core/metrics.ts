@@ -218,11 +218,22 @@ export interface ProxyMetrics {
   setChainSource?(source: () => readonly ChainSample[]): void;
   /** Registers the live source of the cluster gauges (only when coordinating with others). */
   setClusterSource(source: () => ClusterSample): void;
+  /** Registers the live source of the client-key series (only when keys are on). */
+  setKeySource?(source: () => readonly KeySample[]): void;
   /** The cache's recorders; absent = record nothing. */
   readonly cache?: CacheMetrics;
   /** Prometheus text exposition. */
   render(): Promise<string>;
   readonly contentType: string;
+}
+
+/** One client key at scrape time (`name` "" = calls with no usable key). */
+export interface KeySample {
+  readonly name: string;
+  /** Calls by outcome: `allowed`, or a refusal reason. */
+  readonly counts: ReadonlyMap<string, number>;
+  readonly used: number;
+  readonly budget: number | undefined;
 }
 
 /** Recorders that record nothing. */

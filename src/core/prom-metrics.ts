@@ -23,10 +23,12 @@ import {
   type WsSnapshot,
   type ClusterSample,
   type ChainSample,
+  type KeySample,
 } from './metrics.js';
 import { ChainCounters } from './prom-chain-metrics.js';
 import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
+import { registerKeyMetrics } from './prom-key-metrics.js';
 import { NodeHealthGauges, type TierLabel } from './prom-health-metrics.js';
 import { registerQuotaGauges } from './prom-quota-metrics.js';
 
@@ -84,6 +86,7 @@ class PromMetrics implements ProxyMetrics {
   #quotaSource: () => readonly QuotaSample[] = () => [];
   readonly cache: PromCacheMetrics;
   #wsSource: () => WsSnapshot = () => EMPTY_WS_SNAPSHOT;
+  #keysRegistered = false;
   #clusterRegistered = false;
   #chainSource: () => readonly ChainSample[] = () => [];
   readonly #chain: ChainCounters;
@@ -271,6 +274,12 @@ class PromMetrics implements ProxyMetrics {
 
   setWsSource(source: () => WsSnapshot): void {
     this.#wsSource = source;
+  }
+
+  setKeySource(source: () => readonly KeySample[]): void {
+    if (this.#keysRegistered) return;
+    this.#keysRegistered = true;
+    registerKeyMetrics(this.#registry, source);
   }
 
   setClusterSource(source: () => ClusterSample): void {

@@ -5,10 +5,12 @@
  */
 import type { Logger } from 'pino';
 import { handleOperatorRoute } from './admin/admin-routes.js';
+import { handleKeyRoute } from './admin/key-routes.js';
 import type { Operator } from './admin/operator.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import type { ServerConfig } from './config/types.js';
 import { startAdminServer, type AdminServer } from './http/admin-server.js';
+import type { ClientKeys } from './keys/client-keys.js';
 import { quotaReport } from './quota/quota-report.js';
 import type { NodeList, UsageStore } from './service-usage.js';
 
@@ -22,6 +24,8 @@ export interface AdminSurfaceOptions {
   readonly coordinator: RedisCoordinator | undefined;
   /** Node rows, cordons and reload; undefined: those routes are not offered. */
   readonly operator: Operator | undefined;
+  /** The client keys of this process; undefined (the primary of `--workers`): no key routes. */
+  readonly keys?: ClientKeys | undefined;
   readonly logger: Logger;
 }
 
@@ -37,11 +41,17 @@ export function wantsOperator(server: ServerConfig): boolean {
   return server.adminPort !== undefined || statusOnMetricsPort(server);
 }
 
+/** Writes quotas.json now (a key's usage changed through the admin API). */
+async function saveKeys(usage: UsageStore): Promise<void> {
+  const { error } = await usage.flusher.tick();
+  if (error) throw error;
+}
+
 /** Starts the admin listener when `admin_port` is set, and logs where it is. */
 export async function startAdminSurface(
   options: AdminSurfaceOptions,
 ): Promise<AdminServer | undefined> {
-  const { server, nodes, usage, coordinator, operator, logger } = options;
+  const { server, nodes, usage, coordinator, operator, logger, keys } = options;
   if (server.adminPort === undefined) return undefined;
   const { ledger, flusher } = usage;
   const token = server.adminToken;
@@ -67,9 +77,9 @@ export async function startAdminSurface(
         if (error) throw error;
         return report();
       },
-      routes:
-        operator &&
-        ((req, res, path) =>
+      routes: (req, res, path) =>
+        (keys !== undefined && handleKeyRoute(req, res, path, keys, () => saveKeys(usage))) ||
+        (operator !== undefined &&
           handleOperatorRoute(req, res, path, operator, logger, token !== undefined)),
     },
     logger,

@@ -15,12 +15,14 @@ export async function startWs(
     readonly wsTuning?: Partial<WsTuning> | undefined;
   },
 ): Promise<WsGateway> {
-  const { listener, route, cache, counts } = server.upgradeTarget;
+  const { listener, route, cache, counts, keys, trustedProxies } = server.upgradeTarget;
   const ws = await WsGateway.start({
     listener,
     route,
     cache,
     counts,
+    keys,
+    trustedProxies,
     registry: options.registry,
     logger: options.logger,
     server: server.config.server,

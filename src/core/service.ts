@@ -130,6 +130,9 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
         handleStatusRoute(req, res, path, operator, logger),
     });
     const proxy = server;
+    // Client keys' usage sits in quotas.json beside the nodes' (written by the same flusher).
+    proxy.keys.restoreUsage(usage.flusher.others);
+    usage.flusher.attach(() => proxy.keys.usageSnapshot());
     if (wantsOperator(config.server))
       operator = new LocalOperator(proxy.topology, clock, logger, () => reload());
     const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
@@ -151,6 +154,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       coordinator,
       operator,
       logger,
+      keys: proxy.keys,
     });
     usage.claim(admin?.port);
   } catch (err) {

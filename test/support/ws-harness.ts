@@ -7,6 +7,8 @@ import type {
   ServerConfig,
   WsPrices,
 } from '../../src/core/config/types.js';
+import type { Clock } from '../../src/core/clock.js';
+import type { KeysConfig } from '../../src/core/config/key-types.js';
 import type { Cascade } from '../../src/core/service.js';
 import type { WsTuning } from '../../src/core/ws/gateway-context.js';
 import {
@@ -69,6 +71,12 @@ export async function startWsHarness(
     tuning?: Partial<WsTuning>;
     /** The `[cache]` table; absent: none (the product default, coalescing on, nothing stored). */
     cache?: CacheConfig;
+    /** Client keys (`[[keys]]`); absent: none, cascade is open. */
+    keys?: KeysConfig;
+    /** The service's clock (a ManualClock holds rate buckets still). */
+    clock?: Clock;
+    /** quotas.json (default: a fresh temp file): a restart test starts twice on one file. */
+    quotasPath?: string;
   } = {},
 ): Promise<WsHarness> {
   const chain = new MockChain({ manual: true });
@@ -101,11 +109,13 @@ export async function startWsHarness(
     server: serverConfig(options.server),
     nodes: configs,
     ...(options.cache === undefined ? {} : { cache: options.cache }),
+    ...(options.keys === undefined ? {} : { keys: options.keys }),
   };
   const temp: TempDir = makeTempDir('cascade-ws-');
   const { cascade, logs } = await startTestCascade(config, {
-    quotasPath: temp.path('quotas.json'),
+    quotasPath: options.quotasPath ?? temp.path('quotas.json'),
     wsTuning: { ...TEST_WS_TUNING, ...options.tuning },
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const port = cascade.server.port;
   return {

@@ -4,6 +4,7 @@
  * calls with its bearer token. Every failure is one CascadeError line saying what to do.
  */
 import { CascadeError } from '../errors.js';
+import type { KeyRow } from './key-routes.js';
 import type { NodesDocument } from './operator.js';
 
 const ADMIN_TIMEOUT_MS = 2000;
@@ -85,6 +86,21 @@ export function setCordon(
     `/admin/nodes/${encodeURIComponent(name)}/${on ? 'cordon' : 'uncordon'}`,
     'POST',
   );
+}
+
+/** GET /admin/keys: every key with its usage, budget and next reset. */
+export function fetchKeys(target: AdminTarget): Promise<{ keys: KeyRow[] }> {
+  return call(target, '/admin/keys', 'GET');
+}
+
+/** POST /admin/keys/{name}/revoke, /reset or /budget/{credits}. */
+export function keyAction(
+  target: AdminTarget,
+  name: string,
+  action: 'revoke' | 'reset' | { budget: number },
+): Promise<{ key: KeyRow }> {
+  const verb = typeof action === 'string' ? action : `budget/${action.budget}`;
+  return call(target, `/admin/keys/${encodeURIComponent(name)}/${verb}`, 'POST');
 }
 
 /** The URL of an admin listener on `host`:`port` (a wildcard address is reached on loopback). */

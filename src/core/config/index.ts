@@ -12,3 +12,6 @@ export {
   SHIPPED_LATENCY_METHODS,
   type MethodStrategy,
 } from './routing-section.js';
+export { KEY_NAME_PATTERN, keyHash } from './keys-section.js';
+export { HOW_TO_PASS_A_KEY, type ClientKeyConfig, type KeysConfig } from './key-types.js';
+export { KEY_USAGE_PREFIX, exposureWarning, hasSharedLimit } from './key-exposure.js';

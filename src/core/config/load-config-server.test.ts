@@ -36,6 +36,8 @@ describe('loadConfig: [server]', () => {
       adminTokenEnv: 'CASCADE_ADMIN_TOKEN',
       adminToken: undefined,
       routingHeaders: false,
+      requireKey: false,
+      creditsRemainingHeader: false,
     });
     expect(DEFAULT_MAX_BODY_BYTES).toBe(2 * 1024 * 1024);
   });
@@ -96,6 +98,8 @@ describe('loadConfig: [server]', () => {
       adminTokenEnv: 'OPS_TOKEN',
       adminToken: 'secret-token',
       routingHeaders: true,
+      requireKey: false,
+      creditsRemainingHeader: false,
     });
   });
 

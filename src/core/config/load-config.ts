@@ -9,6 +9,8 @@ import { parseEnv } from 'node:util';
 import { parse } from 'smol-toml';
 import { MethodRegistry } from '../protocol/method-registry.js';
 import { readCacheSection } from './cache-section.js';
+import { checkKeyExposure, checkKeyLimitsScope } from './key-exposure.js';
+import { readKeysSection } from './keys-section.js';
 import { readClusterSection } from './cluster-section.js';
 import { closestMatch } from './did-you-mean.js';
 import { MAX_NODES, readNodeFields, type NodeEntry } from './node-section.js';
@@ -21,7 +23,15 @@ import type { LoadResult, NodeConfig, PriceList } from './types.js';
 
 /** Where the config is looked for when neither --config nor CONFIG_PATH is given. */
 export const DEFAULT_CONFIG_PATH = 'config/balancer_config/config.toml';
-const TOP_LEVEL_KEYS: readonly string[] = ['server', 'nodes', 'cluster', 'routing', 'cache'];
+const TOP_LEVEL_KEYS: readonly string[] = [
+  'server',
+  'nodes',
+  'cluster',
+  'routing',
+  'cache',
+  'keys',
+  'keys_file',
+];
 
 /** Inputs of one load. */
 export interface LoadConfigOptions {
@@ -188,13 +198,15 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           ? "did you mean 'nodes'? Write each node as [[nodes]]"
           : guess
             ? `did you mean '${guess}'?`
-            : 'the config holds [server], [[nodes]], [cluster], [routing] and [cache] only',
+            : 'the config holds [server], [[nodes]], [cluster], [routing], [cache], [[keys]] and keys_file only',
       );
     }
   }
   const server = readServerSection(doc, file, problems, env);
   const cluster = readClusterSection(doc, file, env, problems);
   const cache = readCacheSection(doc, file, problems);
+  const keys = readKeysSection(doc, file, env, problems);
+  if (server) checkKeyExposure(server, keys, file, problems);
   const entries = readNodes(doc, file, env, problems);
   const priceLists = new Map<string, PriceList | undefined>();
   const nodes: NodeConfig[] = [];
@@ -217,11 +229,26 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           Number((BigInt(node.monthlyLimit) * BigInt(pricing.spilloverPercent)) / 100n);
     nodes.push({ ...rest, pricing, spilloverThreshold });
   }
+  checkKeyLimitsScope(
+    keys,
+    cluster,
+    entries.flatMap((entry) => (entry.fields ? [entry.fields.name] : [])),
+    file,
+    problems,
+  );
   // After the price lists: the registry then knows every method a node can price.
   const routing = readRoutingSection(doc, file, registry, problems);
   const config =
     problems.errors.length === 0 && server
-      ? { path: file, server, nodes, cluster, routing, ...(cache ? { cache } : {}) }
+      ? {
+          path: file,
+          server,
+          nodes,
+          cluster,
+          routing,
+          ...(cache ? { cache } : {}),
+          ...(keys ? { keys } : {}),
+        }
       : undefined;
   return { config, path: file, errors: problems.errors, warnings: problems.warnings };
 }

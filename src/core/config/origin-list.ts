@@ -32,8 +32,8 @@ export function readOriginList(
   value: unknown,
   file: string,
   problems: ProblemList,
+  path = 'server.cors_origins',
 ): readonly string[] | undefined {
-  const path = 'server.cors_origins';
   if (value === undefined) return [];
   if (value === ANY_ORIGIN) return [ANY_ORIGIN];
   if (!Array.isArray(value)) {

@@ -45,6 +45,8 @@ const SERVER_KEYS = [
   'compression_min_bytes',
   'keep_alive_timeout_ms',
   'trusted_proxies',
+  'require_key',
+  'credits_remaining_header',
   ...ADMIN_KEYS,
   ...CHAIN_KEYS,
 ] as const;
@@ -98,6 +100,8 @@ export function readServerSection(
   const host = r.string('host', true, 'e.g. host = "127.0.0.1" (or "0.0.0.0" for every interface)');
   const port = r.integer('port', { min: 0, max: 65535, required: true, hint: PORT_HINT });
   const enableMetrics = r.boolean('enable_metrics', false);
+  const requireKey = r.boolean('require_key', false);
+  const creditsRemainingHeader = r.boolean('credits_remaining_header', false);
   const maxBodyBytes = r.integer('max_body_bytes', {
     min: 1024,
     max: 1024 * 1024 * 1024,
@@ -232,6 +236,8 @@ export function readServerSection(
     compressionMinBytes: compressionMinBytes ?? DEFAULT_COMPRESSION_MIN_BYTES,
     keepAliveTimeoutMs: keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     trustedProxies,
+    requireKey,
+    creditsRemainingHeader,
     ...ws,
     ...admin,
     ...(chain === undefined ? {} : { chain }),

@@ -1,4 +1,6 @@
 import type { ChainFields } from './chain-fields.js';
+import type { KeysConfig } from './key-types.js';
+
 /** One thing wrong (or suspicious) in a config or price-list file. */
 export interface ConfigProblem {
   /** The file the problem is in. */
@@ -101,6 +103,10 @@ export interface ServerConfig {
   readonly routingHeaders: boolean;
   /** Lag-aware routing (`max_lag`, `head_*`); absent = the shipped defaults. */
   readonly chain?: ChainFields;
+  /** Refuse calls that carry no client key (`[[keys]]`); absent = false. */
+  readonly requireKey?: boolean;
+  /** HTTP answers to a key with a budget say `x-cascade-credits-remaining`; absent = false. */
+  readonly creditsRemainingHeader?: boolean;
 }
 
 /** One `[[nodes]]` entry, validated and resolved. */
@@ -197,6 +203,8 @@ export interface Config {
   readonly routing?: RoutingConfig | undefined;
   /** The `[cache]` table; absent = coalescing on, cache off. */
   readonly cache?: CacheConfig | undefined;
+  /** Client keys (`[[keys]]`, `keys_file`); absent = no keys, cascade is open. */
+  readonly keys?: KeysConfig | undefined;
 }
 
 /** What the loader returns: never throws on bad input. */

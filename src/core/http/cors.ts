@@ -8,10 +8,11 @@ import { ANY_ORIGIN } from '../config/origin-list.js';
 
 /**
  * Request headers a page may send: what @solana/web3.js, @solana/kit, viem and ethers set
- * from a browser (the CORS-safelisted ones aside), plus the tracing headers cascade forwards.
+ * from a browser (the CORS-safelisted ones aside), the tracing headers cascade forwards, and
+ * `x-api-key` (a client key; `authorization` carries one too).
  */
 export const CORS_ALLOWED_HEADERS =
-  'accept, authorization, content-type, solana-client, traceparent, tracestate, x-request-id';
+  'accept, authorization, content-type, solana-client, traceparent, tracestate, x-api-key, x-request-id';
 /** How long a browser may reuse a preflight's answer (Chromium's own cap is 2 hours). */
 export const CORS_MAX_AGE_SECONDS = 7200;
 

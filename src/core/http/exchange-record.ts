@@ -13,7 +13,10 @@ import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { Refusal } from '../serving/refusal.js';
 import { recordRequest } from '../serving/request-record.js';
+import type { ClientKeys } from '../keys/client-keys.js';
+import type { KeyedCaller } from '../serving/key-gate.js';
 import type { ServingContext } from '../serving/serving-context.js';
+import type { CorsPolicy } from './cors.js';
 import { logAccess } from './access-log.js';
 import { sendRpcError } from './respond.js';
 
@@ -44,6 +47,12 @@ export interface ProxyHandlerContext extends ServingContext {
   readonly drain: { active: boolean };
   /** `[server] routing_headers`: answers say which node(s) served, after how many attempts, at what price. */
   readonly routingHeaders: boolean;
+  /** Client keys (`enabled` false: none configured, nothing is checked). */
+  readonly keys: ClientKeys;
+  /** `[server] cors_origins` (undefined: none): who may read keyless answers. */
+  readonly cors: CorsPolicy | undefined;
+  /** `[server] credits_remaining_header`: keyed answers say what the key's budget has left. */
+  readonly creditsRemainingHeader: boolean;
 }
 
 /** One request being answered (the proxy handler's Exchange). */
@@ -55,6 +64,8 @@ export interface ExchangeState {
   readonly startedAt: number;
   /** Whether the request's outcome is recorded (exactly once, whatever path answered it). */
   counted: boolean;
+  /** The client key the request came with (undefined: keyless, or keys are off). */
+  caller: KeyedCaller | undefined;
 }
 
 /** The routing headers (only with `routing_headers = true`: they disclose provider names). */
@@ -107,6 +118,7 @@ export function reject(exchange: ExchangeState, refused: Refusal, idJson: string
       exchange.req,
       {
         method: null,
+        ...(exchange.caller ? { key: exchange.caller.key.name } : {}),
         node: null,
         status: refused.status,
         error: refused.message,

@@ -8,6 +8,7 @@ import { batchAnswerOf } from '../routing/route-answer.js';
 import { batchTooLarge } from '../serving/refusal.js';
 import { serveBatch } from '../serving/serve-batch.js';
 import { logAccess } from './access-log.js';
+import { setCreditsRemaining, setRefusalHeaders } from './key-caller.js';
 import { sendAnswer } from './compression.js';
 import {
   finish,
@@ -29,17 +30,28 @@ export async function proxyBatch(
     reject(exchange, batchTooLarge(batch.length, ctx.maxBatchSize), 'null');
     return;
   }
-  const result = await serveBatch(batch, forwardHeaders(req), ctx);
+  const result = await serveBatch(batch, forwardHeaders(req), ctx, exchange.caller);
+  const refused = result.refused;
+  if (refused !== undefined) setRefusalHeaders(res, refused);
+  if (refused !== undefined && result.refusedWhole === true) {
+    return reject(exchange, refused, 'null');
+  }
   lastOnConnection(exchange);
+  if (ctx.creditsRemainingHeader) setCreditsRemaining(res, exchange.caller);
   if (ctx.routingHeaders)
     setRoutingHeaders(res, result.nodes.join(','), result.attempts, result.credits);
-  const { status, body, outcome } = batchAnswerOf(result, batch);
+  const answer = batchAnswerOf(result, batch);
+  // Every element refused by its key: the batch answers with the refusal's status (401/403/429).
+  const status = refused === undefined || answer.status === 204 ? answer.status : refused.status;
+  const body = answer.body;
+  const outcome = refused === undefined ? answer.outcome : refused.outcome;
   if (status === 204) res.writeHead(204).end();
   else sendAnswer(req, res, status, 'application/json', body, ctx.compressionMinBytes);
   const seconds = finish(exchange, outcome);
   if (ctx.accessLog) {
     const fields = {
       method: `batch[${batch.length}]`,
+      ...(exchange.caller ? { key: exchange.caller.key.name } : {}),
       nodes: result.nodes,
       attempts: result.attempts,
       credits: result.credits,

@@ -11,6 +11,7 @@ import { ALL_FAILED, INTERNAL_ERROR, failureOf } from '../routing/route-answer.j
 import type { RouteResult } from '../routing/route-context.js';
 import { bodyTooLarge, parseRefusal } from '../serving/refusal.js';
 import { serveRequest } from '../serving/serve-request.js';
+import type { KeyedCaller } from '../serving/key-gate.js';
 import { logAccess } from './access-log.js';
 import { pipeAnswer, sendAnswer } from './compression.js';
 import {
@@ -22,6 +23,13 @@ import {
   type ExchangeState,
   type ProxyHandlerContext,
 } from './exchange-record.js';
+import {
+  callerOf,
+  isCallerRefusal,
+  limitCorsToCaller,
+  setCreditsRemaining,
+  setRefusalHeaders,
+} from './key-caller.js';
 import { proxyBatch } from './proxy-batch.js';
 import { BodyReader, readBody } from './read-body.js';
 import { sendRpcError } from './respond.js';
@@ -33,6 +41,7 @@ function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteRes
   if (ctx.cache?.responseHeader) {
     res.setHeader('x-cascade-cache', (result.kind === 'answer' && result.cache) || 'miss');
   }
+  if (ctx.creditsRemainingHeader) setCreditsRemaining(res, exchange.caller);
   if (ctx.routingHeaders) {
     const node = result.kind === 'answer' ? result.node : undefined;
     setRoutingHeaders(res, node, result.attempts, result.credits);
@@ -48,6 +57,7 @@ function respondRouted(exchange: Exchange, request: RpcRequest, result: RouteRes
     else sendAnswer(req, res, result.status, contentType, body, minBytes);
     return RequestOutcome.forwarded;
   }
+  if (result.kind === 'refused') setRefusalHeaders(res, result.refusal);
   const { status, code, message, outcome } = failure ?? ALL_FAILED;
   sendRpcError(res, status, code, message, readIdJson(request));
   return outcome;
@@ -62,12 +72,28 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
     return;
   }
   const batch = parsed.request.batch;
+  if (ctx.keys.enabled && !identify(exchange, batch ? 'null' : readIdJson(parsed.request))) return;
   if (batch !== undefined) {
     proxyBatch(batch, exchange).catch((err: unknown) => exchange.failed(err));
     return;
   }
   exchange.rpc = parsed.request;
-  serveRequest(parsed.request, forwardHeaders(req), ctx, onRouted, exchange);
+  serveRequest(parsed.request, forwardHeaders(req), ctx, onRouted, exchange, exchange.caller);
+}
+
+/** Finds the request's client key; false when it is refused (answered here, 401 or 429). */
+function identify(exchange: Exchange, idJson: string): boolean {
+  const { req, res, ctx } = exchange;
+  const who = callerOf(req, ctx.keys, ctx.trustedProxies);
+  if (isCallerRefusal(who)) {
+    res.removeHeader('access-control-allow-origin');
+    setRefusalHeaders(res, who);
+    reject(exchange, who, idJson);
+    return false;
+  }
+  exchange.caller = who;
+  limitCorsToCaller(req, res, who, ctx.cors);
+  return true;
 }
 
 /** Where routing reports how a single request ended. */
@@ -103,6 +129,7 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
       attempts: result.attempts,
       credits: result.credits,
       ...(result.kind === 'answer' && result.cache ? { cache: result.cache } : {}),
+      ...(exchange.caller ? { key: exchange.caller.key.name } : {}),
     };
     logAccess(ctx, exchange.req, fields, outcome, seconds);
   }
@@ -116,6 +143,7 @@ class Exchange extends BodyReader implements ExchangeState {
   /** The parsed single request being routed. */
   rpc: RpcRequest | undefined = undefined;
   counted = false;
+  caller: KeyedCaller | undefined = undefined;
 
   constructor(
     readonly req: IncomingMessage,

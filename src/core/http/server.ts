@@ -2,7 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { ResponseCache } from '../cache/response-cache.js';
 import { chainOptions } from '../chain/chain-state.js';
 import { MONOTONIC_CLOCK, type Clock } from '../clock.js';
+import type { KeysConfig } from '../config/key-types.js';
 import type { Config, NodeConfig } from '../config/types.js';
+import { ClientKeys } from '../keys/client-keys.js';
+import { proxyPathOf } from '../keys/presented-key.js';
 import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js';
 import { createPromMetrics } from '../prom-metrics.js';
 import { DeadlineQueue } from '../node/deadline-queue.js';
@@ -28,6 +31,15 @@ const RANK_INTERVAL_MS = 1000;
 /** How long shutdown waits for in-flight requests before closing their connections. */
 export const DRAIN_TIMEOUT_MS = 10_000;
 
+/** Who may call the proxy paths from a page: `cors_origins`, and every key's `origins`. */
+function proxyCorsOf(
+  corsOrigins: readonly string[],
+  keys: KeysConfig | undefined,
+): CorsPolicy | undefined {
+  const keyOrigins = keys?.keys.flatMap((key) => key.origins) ?? [];
+  return CorsPolicy.from([...new Set([...corsOrigins, ...keyOrigins])]);
+}
+
 function pathOf(url: string | undefined): string {
   if (!url) return '/';
   const query = url.indexOf('?');
@@ -45,6 +57,8 @@ export class ProxyServer {
   readonly #handler: ProxyHandlerContext;
   /** Undefined when `cors_origins` is empty: no CORS headers, OPTIONS gets 405. */
   readonly #cors: CorsPolicy | undefined;
+  /** The proxy paths' policy: `cors_origins` and every key's `origins` (rebuilt on reload). */
+  #proxyCors: CorsPolicy | undefined;
   #config: Config;
   /** Per-method strategies and write handling; rebuilt by a reload. */
   #policies: PolicyTable;
@@ -107,8 +121,12 @@ export class ProxyServer {
       counts: new Float64Array(REQUEST_OUTCOMES.length),
       drain: { active: false },
       routingHeaders: server.routingHeaders,
+      keys: new ClientKeys(options.config.keys, server.requireKey === true, this.#clock),
+      cors: CorsPolicy.from(server.corsOrigins),
+      creditsRemainingHeader: server.creditsRemainingHeader === true,
     };
-    this.#cors = CorsPolicy.from(server.corsOrigins);
+    this.#cors = this.#handler.cors;
+    this.#proxyCors = proxyCorsOf(server.corsOrigins, options.config.keys);
     this.#health = new HealthTicker(
       this.topology,
       this.metrics,
@@ -159,6 +177,8 @@ export class ProxyServer {
     }
     proxy.metrics.setQuotaSource(() => quotaSamples(proxy.topology.table.all, new Date()));
     proxy.metrics.setChainSource?.(() => chainSamples(proxy.topology, proxy.#clock.now()));
+    const keys = proxy.#handler.keys;
+    if (keys.enabled) proxy.metrics.setKeySource?.(() => keys.samples());
     proxy.#health.tick();
     proxy.#rankTimer = setInterval(() => proxy.#health.tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
@@ -194,9 +214,16 @@ export class ProxyServer {
     readonly route: ProxyHandlerContext['route'];
     readonly cache: ProxyHandlerContext['cache'];
     readonly counts: Float64Array;
+    readonly keys: ClientKeys;
+    readonly trustedProxies: ProxyHandlerContext['trustedProxies'];
   } {
-    const { route, cache, counts } = this.#handler;
-    return { listener: this.#server, route, cache, counts };
+    const { route, cache, counts, keys, trustedProxies } = this.#handler;
+    return { listener: this.#server, route, cache, counts, keys, trustedProxies };
+  }
+
+  /** The client keys in force (every door of this process checks them). */
+  get keys(): ClientKeys {
+    return this.#handler.keys;
   }
 
   get config(): Config {
@@ -225,6 +252,11 @@ export class ProxyServer {
     this.#policies = new PolicyTable(config.routing, this.#options.registry);
     // A changed [cache] applies at once; a changed price list leaves stored answers alone.
     this.#handler.cache?.reconfigure(config.cache, config.routing?.writeMethods);
+    // Keys apply at once: added ones work, removed ones are refused from the next call.
+    const keys = this.#handler.keys;
+    keys.reconfigure(config.keys);
+    if (keys.enabled) this.metrics.setKeySource?.(() => keys.samples());
+    this.#proxyCors = proxyCorsOf(before.corsOrigins, config.keys);
     // [server] and [cluster] apply at startup only.
     this.#config = { ...config, server: before, cluster: this.#config.cluster };
     for (const transport of retired) void transport.close().catch(() => undefined);
@@ -271,10 +303,16 @@ export class ProxyServer {
     if (this.#handler.drain.active) res.shouldKeepAlive = false;
     // Browsers may call the proxy and /health; /metrics and the rest stay same-origin.
     const cors = this.#cors;
-    if (path === '/send-request' || path === '/') {
-      const allowed = cors !== undefined && cors.decorate(req, res);
+    if (
+      path === '/send-request' ||
+      path === '/' ||
+      (this.#handler.keys.enabled && proxyPathOf(path, true) !== undefined)
+    ) {
+      const proxyCors = this.#proxyCors;
+      const allowed = proxyCors !== undefined && proxyCors.decorate(req, res);
       if (req.method === 'POST') return handleProxy(req, res, this.#handler);
-      if (cors && req.method === 'OPTIONS') return cors.preflight(req, res, allowed, 'POST');
+      if (proxyCors && req.method === 'OPTIONS')
+        return proxyCors.preflight(req, res, allowed, 'POST');
       return sendStatus(res, 405, 'Method Not Allowed', 'POST');
     }
     if (path === '/health') {

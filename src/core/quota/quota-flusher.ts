@@ -56,6 +56,10 @@ export class QuotaFlusher {
   readonly #write: (path: string, snapshot: QuotaSnapshot) => Promise<void>;
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Entries of the file that are not nodes' (client keys' usage), as restore found them. */
+  #others: QuotaSnapshot = new Map();
+  /** More usage written beside the nodes' (client keys'); absent = nodes only. */
+  #extra: (() => QuotaSnapshot) | undefined;
 
   constructor(options: QuotaFlusherOptions) {
     this.#ledger = options.ledger;
@@ -73,8 +77,19 @@ export class QuotaFlusher {
     const names = new Set(nodes.map((node) => node.name));
     const seeded = seedLedger(this.#ledger, snapshot, [...names]);
     const ignored = [...snapshot.keys()].filter((name) => !names.has(name));
+    this.#others = new Map([...snapshot].filter(([name]) => !names.has(name)));
     const events = rollover(this.#ledger, nodes, this.#now());
     return { seeded, ignored, events };
+  }
+
+  /** What restore read that is not a node's: client keys' usage, for their owner to restore. */
+  get others(): QuotaSnapshot {
+    return this.#others;
+  }
+
+  /** Writes `source`'s entries beside the nodes' from the next write on (client keys). */
+  attach(source: () => QuotaSnapshot): void {
+    this.#extra = source;
   }
 
   /**
@@ -113,8 +128,14 @@ export class QuotaFlusher {
 
   #enqueueWrite(): Promise<void> {
     // The snapshot is taken when the write starts, so it holds the latest usage.
-    const run = this.#queue.then(() => this.#write(this.#path, this.#ledger.snapshot()));
+    const run = this.#queue.then(() => this.#write(this.#path, this.#snapshot()));
     this.#queue = run.catch(() => undefined);
     return run;
+  }
+
+  #snapshot(): QuotaSnapshot {
+    const nodes = this.#ledger.snapshot();
+    const extra = this.#extra?.();
+    return extra === undefined || extra.size === 0 ? nodes : new Map([...nodes, ...extra]);
   }
 }

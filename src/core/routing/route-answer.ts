@@ -78,6 +78,8 @@ export function failureOf(result: RouteResult): RouteFailure | undefined {
       return result.unsure === true ? WRITE_UNCONFIRMED : ALL_FAILED;
     case 'failed':
       return INTERNAL_ERROR;
+    case 'refused':
+      return result.refusal;
   }
 }
 

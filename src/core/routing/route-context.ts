@@ -1,4 +1,5 @@
 /** What the routing drivers need from the server, and how a routed request ends. */
+import type { KeyRefusal } from '../keys/key-refusal.js';
 import type { ProxyMetrics } from '../metrics.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { AttemptContext } from './attempt.js';
@@ -36,6 +37,13 @@ export type RouteResult =
       readonly credits: number;
       /** A write that may have been delivered and is not retried: say so, not "all failed". */
       readonly unsure?: boolean;
+    }
+  /** A client key check refused the call before routing (core/serving/key-gate.ts). */
+  | {
+      readonly kind: 'refused';
+      readonly refusal: KeyRefusal;
+      readonly attempts: 0;
+      readonly credits: 0;
     }
   /** Routing threw (a bug): the client must still be answered. */
   | {

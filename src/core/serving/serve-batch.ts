@@ -16,6 +16,8 @@ import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
 import { routeBatch, type BatchResult } from '../routing/batch-route.js';
 import { unansweredJson } from '../routing/route-answer.js';
+import type { KeyedCaller } from './key-gate.js';
+import { serveKeyedBatch, type ServedBatch } from './serve-keyed-batch.js';
 import { bookSaved, type ServingContext } from './serving-context.js';
 
 /** A batch element waiting on an identical request in flight. */
@@ -124,8 +126,21 @@ async function routeSome(
   return result;
 }
 
-/** Serves a batch through the cache; the answer array keeps the elements' order. */
-export async function serveBatch(
+/**
+ * Serves a batch through the key check (a keyed caller's: serve-keyed-batch.ts) and the cache;
+ * the answer array keeps the elements' order.
+ */
+export function serveBatch(
+  batch: readonly BatchElement[],
+  headers: ForwardHeaders,
+  ctx: ServingContext,
+  caller?: KeyedCaller,
+): Promise<ServedBatch> {
+  if (caller === undefined) return serveOpenBatch(batch, headers, ctx);
+  return serveKeyedBatch(batch, headers, ctx, caller, serveOpenBatch);
+}
+
+async function serveOpenBatch(
   batch: readonly BatchElement[],
   headers: ForwardHeaders,
   ctx: ServingContext,

@@ -17,6 +17,7 @@ import { trimmedSpan } from '../protocol/json-spans.js';
 import { NO_ID, requestIdOf, type RpcRequest } from '../protocol/rpc-request.js';
 import type { RouteCallback, RouteResult } from '../routing/route-context.js';
 import { route } from '../routing/route.js';
+import { KeyedCall, admitCall, refusedResult, settleKeyed, type KeyedCaller } from './key-gate.js';
 import { bookSaved, type ServingContext } from './serving-context.js';
 
 function cachedAnswer(body: Buffer, contentType: string, cache: 'hit' | 'coalesced'): RouteResult {
@@ -85,8 +86,37 @@ function onLeaderRouted(result: RouteResult, leader: Leader<unknown>): void {
   }
 }
 
-/** Serves one parsed request through the cache; `onRouted` hears how it ended, exactly once. */
+/**
+ * Serves one parsed request through the key check (when it comes with a key: key-gate.ts) and
+ * the cache; `onRouted` hears how it ended, exactly once.
+ */
 export function serveRequest<T>(
+  request: RpcRequest,
+  headers: ForwardHeaders,
+  ctx: ServingContext,
+  onRouted: RouteCallback<T>,
+  token: T,
+  caller?: KeyedCaller,
+): void {
+  if (caller === undefined) return serveOpen(request, headers, ctx, onRouted, token);
+  const admitted = admitCall(
+    caller,
+    request.method,
+    request.methodId,
+    () => paramsOf(request),
+    ctx,
+  );
+  if (typeof admitted !== 'number') return onRouted(refusedResult(admitted), token);
+  const call = new KeyedCall(caller.key, admitted, onRouted, token);
+  serveOpen(request, headers, ctx, settleKeyed, call as KeyedCall<unknown>);
+}
+
+function paramsOf(request: RpcRequest): unknown {
+  return (JSON.parse(request.body.toString('utf8')) as { params?: unknown }).params;
+}
+
+/** A request past the key check (or without one): the cache, coalescing, routing. */
+function serveOpen<T>(
   request: RpcRequest,
   headers: ForwardHeaders,
   ctx: ServingContext,
@@ -134,6 +164,9 @@ export function servedResult(
   request: RpcRequest,
   headers: ForwardHeaders,
   ctx: ServingContext,
+  caller?: KeyedCaller,
 ): Promise<RouteResult> {
-  return new Promise((resolve) => serveRequest(request, headers, ctx, resolveWith, resolve));
+  return new Promise((resolve) =>
+    serveRequest(request, headers, ctx, resolveWith, resolve, caller),
+  );
 }

@@ -32,6 +32,7 @@ import {
 } from '../serving/refusal.js';
 import { recordRequest } from '../serving/request-record.js';
 import { serveBatch } from '../serving/serve-batch.js';
+import { admitSubscription, type KeyedCaller } from '../serving/key-gate.js';
 import { servedResult } from '../serving/serve-request.js';
 import { CanonicalJsonError, canonicalJson } from './canonical-json.js';
 import type { SharedSubscription, Subscriber } from './shared-subscription.js';
@@ -55,6 +56,8 @@ export class ClientSession implements Subscriber {
     readonly ip: string,
     readonly headers: ForwardHeaders,
     readonly ctx: GatewayContext,
+    /** The client key the upgrade presented (undefined: keyless, or keys are off). */
+    readonly caller?: KeyedCaller,
   ) {
     this.#bucket = new TokenBucket(ctx.limits.messagesPerSecond, ctx.route.clock.now());
     // Text and binary frames alike carry JSON text.
@@ -130,7 +133,7 @@ export class ClientSession implements Subscriber {
     const idJson = readIdJson(request);
     let outcome = INTERNAL_ERROR.outcome;
     try {
-      const result = await servedResult(request, this.headers, ctx);
+      const result = await servedResult(request, this.headers, ctx, this.caller);
       if (result.kind === 'failed') throw result.error;
       const answer = await answerOf(result, idJson);
       outcome = answer.outcome;
@@ -157,8 +160,14 @@ export class ClientSession implements Subscriber {
     if (batch.some(named)) return this.#refuse(SUBSCRIBE_IN_BATCH, 'null', startedAt);
     let outcome = INTERNAL_ERROR.outcome;
     try {
-      const answer = batchAnswerOf(await serveBatch(batch, this.headers, ctx), batch);
-      outcome = answer.outcome;
+      const served = await serveBatch(batch, this.headers, ctx, this.caller);
+      const refused = served.refused;
+      if (refused !== undefined && served.refusedWhole === true) {
+        ctx.route.metrics.request(refused.outcome, (ctx.route.clock.now() - startedAt) / 1000);
+        return this.#error(refused.code, refused.message, 'null');
+      }
+      const answer = batchAnswerOf(served, batch);
+      outcome = refused?.outcome ?? answer.outcome;
       // Only notifications: nothing is owed, so no message (HTTP's 204).
       if (answer.status !== 204) this.send(answer.body);
     } catch (err) {
@@ -197,7 +206,24 @@ export class ClientSession implements Subscriber {
     if (spec === 'unknown_kind') {
       return this.#error(-32601, `no "${String(params[0])}" subscription in eth namespace`, idJson);
     }
+    const caller = this.caller;
+    if (caller !== undefined) {
+      const refusal = admitSubscription(caller, request.method, request.methodId, params, this.ctx);
+      if (refusal !== undefined) return this.#error(refusal.code, refusal.message, idJson);
+    }
     const most = this.ctx.limits.subscriptionsPerConnection;
+    const keyMost = caller?.key.config.maxSubscriptions;
+    if (
+      keyMost !== undefined &&
+      keyMost < most &&
+      this.subscriptions.size + this.pendingSubscribes >= keyMost
+    ) {
+      return this.#error(
+        LIMIT_EXCEEDED,
+        `Subscription limit reached: key '${caller!.key.name}' holds at most ${keyMost} per connection (keys.max_subscriptions)`,
+        idJson,
+      );
+    }
     if (this.subscriptions.size + this.pendingSubscribes >= most) {
       return this.#error(
         LIMIT_EXCEEDED,

@@ -6,13 +6,18 @@
  * hub. Nothing here runs on the HTTP request path: the proxy only gains an `upgrade` listener.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { BlockList } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ResponseCache } from '../cache/response-cache.js';
 import type { ServerConfig } from '../config/types.js';
 import { CorsPolicy } from '../http/cors.js';
+import { callerOf, isCallerRefusal } from '../http/key-caller.js';
 import { forwardHeaders } from '../http/proxy-handler.js';
+import type { ClientKeys } from '../keys/client-keys.js';
+import { proxyPathOf } from '../keys/presented-key.js';
+import type { KeyedCaller } from '../serving/key-gate.js';
 import { listen } from '../http/listen.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import type { RouteContext } from '../routing/route-context.js';
@@ -45,9 +50,11 @@ export interface WsGatewayOptions {
   readonly host: string;
   /** Shorter timings for tests. */
   readonly tuning?: Partial<WsTuning>;
+  /** The proxy's client keys: an upgrade presents one as an HTTP request does. */
+  readonly keys?: ClientKeys;
+  /** Peers whose X-Forwarded-For names the client (per-IP key limits). */
+  readonly trustedProxies?: BlockList | undefined;
 }
-
-const PATHS = new Set(['/', '/send-request']);
 
 function pathOf(url: string | undefined): string {
   if (!url) return '/';
@@ -72,12 +79,25 @@ function originAllowed(req: IncomingMessage, cors: CorsPolicy | undefined): bool
 }
 
 /** Refuses an upgrade with a plain HTTP answer on the raw socket. */
-function refuse(socket: Duplex, status: number, reason: string, message: string): void {
+function refuse(
+  socket: Duplex,
+  status: number,
+  reason: string,
+  message: string,
+  retryAfter?: number,
+): void {
   const body = JSON.stringify({ error: message });
+  const retry = retryAfter === undefined ? '' : `Retry-After: ${retryAfter}\r\n`;
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`,
   );
 }
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  429: 'Too Many Requests',
+};
 
 /** The running WebSocket side. */
 export class WsGateway {
@@ -210,10 +230,11 @@ export class WsGateway {
     status: number,
     statusText: string,
     message: string,
+    retryAfter?: number,
   ): void {
     const rejected = this.#counters.rejectedUpgrades;
     rejected.set(reason, (rejected.get(reason) ?? 0) + 1);
-    refuse(socket, status, statusText, message);
+    refuse(socket, status, statusText, message, retryAfter);
   }
 
   #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -227,7 +248,8 @@ export class WsGateway {
         'cascade is shutting down',
       );
     }
-    if (!PATHS.has(pathOf(req.url)))
+    const keys = this.options.keys;
+    if (proxyPathOf(pathOf(req.url), keys?.enabled === true) === undefined)
       return this.#reject(
         socket,
         'path',
@@ -235,7 +257,33 @@ export class WsGateway {
         'Not Found',
         'WebSocket paths are / and /send-request',
       );
-    if (!originAllowed(req, this.#cors))
+    let caller: KeyedCaller | undefined;
+    if (keys?.enabled === true) {
+      const who = callerOf(req, keys, this.options.trustedProxies);
+      if (isCallerRefusal(who)) {
+        const status = who.status;
+        return this.#reject(
+          socket,
+          'key',
+          status,
+          STATUS_TEXT[status] ?? 'Refused',
+          who.message,
+          who.retryAfterSeconds,
+        );
+      }
+      caller = who;
+    }
+    const keyOrigins = caller?.key.config.origins ?? [];
+    const origin = req.headers.origin;
+    if (keyOrigins.length > 0 && origin !== undefined && !caller!.key.allowsOrigin(origin))
+      return this.#reject(
+        socket,
+        'origin',
+        403,
+        'Forbidden',
+        `pages of ${origin} may not use key '${caller!.key.name}' (keys.origins)`,
+      );
+    if (keyOrigins.length === 0 && !originAllowed(req, this.#cors))
       return this.#reject(
         socket,
         'origin',
@@ -262,15 +310,17 @@ export class WsGateway {
       if (left <= 0) this.#perIp.delete(ip);
       else this.#perIp.set(ip, left);
     });
-    this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) => this.#accept(ws, ip, req));
+    this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) =>
+      this.#accept(ws, ip, req, caller),
+    );
   }
 
-  #accept(ws: WebSocket, ip: string, req: IncomingMessage): void {
+  #accept(ws: WebSocket, ip: string, req: IncomingMessage, caller: KeyedCaller | undefined): void {
     if (this.#closing !== undefined) {
       ws.close(CLOSE_SERVICE_RESTART, 'cascade is restarting');
       return;
     }
-    const session = new ClientSession(ws, ip, forwardHeaders(req), this.#ctx);
+    const session = new ClientSession(ws, ip, forwardHeaders(req), this.#ctx, caller);
     this.#sessions.add(session);
     ws.once('close', () => {
       this.#sessions.delete(session);

@@ -1,0 +1,81 @@
+/**
+ * The client keys' part of `cascade quota show` and `quota reset --key` (issue 27): live from
+ * the running server's admin listener when there is one, else from quotas.json, where each
+ * key's usage sits beside the nodes' as a `key:NAME` entry.
+ */
+import {
+  KEY_USAGE_PREFIX,
+  UsageError,
+  fetchKeys,
+  keyAction,
+  nextReset,
+  periodStart,
+  readQuotaFile,
+  utcDay,
+  writeQuotaFile,
+  type AdminTarget,
+  type Config,
+  type KeyRow,
+  type QuotaSnapshot,
+} from '../core/index.js';
+
+/** The admin listener of the server holding the quotas lock. */
+export function lockTarget(config: Config, adminPort: number): AdminTarget {
+  return { url: `http://127.0.0.1:${adminPort}`, token: config.server.adminToken };
+}
+
+/** The configured keys' rows from a quotas.json snapshot (a past period's usage counts as 0). */
+export function keyRowsFromFile(config: Config, snapshot: QuotaSnapshot): KeyRow[] {
+  const today = utcDay(new Date());
+  return (config.keys?.keys ?? []).map((key) => {
+    const start = periodStart(today, key.resetDay);
+    const entry = snapshot.get(`${KEY_USAGE_PREFIX}${key.name}`);
+    return {
+      name: key.name,
+      used: entry !== undefined && entry.periodStart === start ? entry.used : 0,
+      budget: key.monthlyCredits ?? null,
+      reset_day: key.resetDay,
+      period_start: start,
+      next_reset: nextReset(today, key.resetDay),
+      revoked: false,
+      in_flight: 0,
+      requests: {},
+    };
+  });
+}
+
+/** The key rows from the server when one is reachable, else from the file. */
+export async function keyRows(
+  config: Config,
+  quotasPath: string,
+  adminPort: number | null | undefined,
+): Promise<KeyRow[]> {
+  if ((config.keys?.keys.length ?? 0) === 0) return [];
+  if (adminPort) return (await fetchKeys(lockTarget(config, adminPort))).keys;
+  return keyRowsFromFile(config, await readQuotaFile(quotasPath));
+}
+
+/** Zeroes the usage of key `name`: through the server when one runs, else in the file. */
+export async function resetKey(
+  config: Config,
+  quotasPath: string,
+  name: string,
+  adminPort: number | null | undefined,
+): Promise<{ row: KeyRow; where: string }> {
+  const known = (config.keys?.keys ?? []).map((key) => key.name);
+  if (!known.includes(name))
+    throw new UsageError(`unknown key: ${name}`, `known keys: ${known.join(', ') || 'none'}`);
+  if (adminPort) {
+    const { key } = await keyAction(lockTarget(config, adminPort), name, 'reset');
+    return { row: key, where: 'through the running server' };
+  }
+  const snapshot = await readQuotaFile(quotasPath);
+  const next = new Map(snapshot);
+  const entry = `${KEY_USAGE_PREFIX}${name}`;
+  const key = config.keys!.keys.find((one) => one.name === name)!;
+  const start = periodStart(utcDay(new Date()), key.resetDay);
+  next.set(entry, { used: 0, periodStart: snapshot.get(entry)?.periodStart ?? start });
+  await writeQuotaFile(quotasPath, next);
+  const row = keyRowsFromFile(config, next).find((one) => one.name === name)!;
+  return { row, where: `in ${quotasPath}` };
+}

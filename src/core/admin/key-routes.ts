@@ -1,0 +1,84 @@
+/**
+ * The admin routes of client keys (issue 27), on the admin listener: the keys in force with
+ * their usage, budget and next reset, and the runtime changes an operator makes without a
+ * restart — revoke (refused at once, on every door), a new budget, a usage reset. They change
+ * this process only; a reload keeps them (a revoked key stays revoked until its secret
+ * changes), a restart forgets all but the usage, which quotas.json keeps.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientKeys } from '../keys/client-keys.js';
+import type { KeyState } from '../keys/key-state.js';
+import { sendJson, sendStatus } from '../http/respond.js';
+
+/** One key as the admin API and `cascade key list` / `quota show` report it. */
+export interface KeyRow {
+  readonly name: string;
+  readonly used: number;
+  /** Credits per period; null = no budget. */
+  readonly budget: number | null;
+  readonly reset_day: number;
+  readonly period_start: string;
+  readonly next_reset: string;
+  readonly revoked: boolean;
+  readonly in_flight: number;
+  /** Calls by outcome (`allowed`, or a refusal reason) since the start. */
+  readonly requests: Readonly<Record<string, number>>;
+}
+
+/** A key's row now. */
+export function keyRow(state: KeyState): KeyRow {
+  const { used, periodStart } = state.usage();
+  return {
+    name: state.name,
+    used: Math.max(0, used - state.reservedNow),
+    budget: state.budget ?? null,
+    reset_day: state.config.resetDay,
+    period_start: periodStart,
+    next_reset: state.nextResetDay(),
+    revoked: state.revoked,
+    in_flight: state.inFlight,
+    requests: Object.fromEntries(state.counts),
+  };
+}
+
+const ACTION = /^\/admin\/keys\/([^/]+)\/(revoke|reset|budget\/(\d{1,16}))$/;
+
+/**
+ * Handles GET /admin/keys and POST /admin/keys/NAME/{revoke,reset,budget/CREDITS}; false for
+ * other paths. `saved` writes quotas.json after a change of usage.
+ */
+export function handleKeyRoute(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  keys: ClientKeys,
+  saved: () => Promise<void>,
+): boolean {
+  if (path === '/admin/keys') {
+    if (req.method !== 'GET') sendStatus(res, 405, 'Method Not Allowed', 'GET');
+    else sendJson(res, 200, { keys: keys.list().map(keyRow) });
+    return true;
+  }
+  const match = ACTION.exec(path);
+  if (match === null) return false;
+  if (req.method !== 'POST') {
+    sendStatus(res, 405, 'Method Not Allowed', 'POST');
+    return true;
+  }
+  const name = decodeURIComponent(match[1]!);
+  const state = keys.byName(name);
+  if (state === undefined) {
+    const known = keys.list().map((key) => key.name);
+    sendJson(res, 404, { error: `no key '${name}' (keys: ${known.join(', ') || 'none'})` });
+    return true;
+  }
+  if (match[2] === 'revoke') state.revoked = true;
+  else if (match[2] === 'reset') state.reset();
+  else state.budgetOverride = Number(match[3]);
+  saved().then(
+    () => sendJson(res, 200, { key: keyRow(state) }),
+    (err: unknown) =>
+      sendJson(res, 500, { error: `applied but not saved: ${(err as Error).message}` }),
+  );
+  return true;
+}

@@ -1,0 +1,128 @@
+/**
+ * The client keys in force, and the one check every door makes first: which key a call
+ * presents. The presented key is hashed with SHA-256 once and looked up by its hash — one hash
+ * and one Map lookup per call, and a comparison whose time says nothing about how much of a
+ * guess was right. With no keys configured `enabled` is false and no door does anything else.
+ */
+import { createHash } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { KEY_USAGE_PREFIX } from '../config/key-exposure.js';
+import type { KeysConfig } from '../config/key-types.js';
+import type { KeySample } from '../metrics.js';
+import type { QuotaEntry, QuotaSnapshot } from '../quota/usage-ledger.js';
+import { FailedChecks } from './failed-checks.js';
+import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
+import { KeyState } from './key-state.js';
+
+/** Who a call is: a key, a keyless caller (undefined, when keys are optional), or a refusal. */
+export type Identified = KeyState | KeyRefusal | undefined;
+
+/** The keys of one process (every door of it shares them). */
+export class ClientKeys {
+  /** Keys are configured or required: doors identify callers. False = cascade is open. */
+  enabled = false;
+  readonly requireKey: boolean;
+  #byHash = new Map<string, KeyState>();
+  #byName = new Map<string, KeyState>();
+  readonly #failed = new FailedChecks();
+  /** Calls without a usable key, by outcome (`keyless`, `no_key`, `unknown_key`, …). */
+  readonly unkeyed = new Map<string, number>();
+
+  constructor(
+    keys: KeysConfig | undefined,
+    requireKey: boolean,
+    private readonly clock: Clock,
+    private readonly wallNow: () => number = Date.now,
+  ) {
+    this.requireKey = requireKey;
+    this.reconfigure(keys);
+  }
+
+  /** Puts a (re)loaded key list in force; keys kept by name keep their usage and buckets. */
+  reconfigure(keys: KeysConfig | undefined): void {
+    const now = this.clock.now();
+    const byHash = new Map<string, KeyState>();
+    const byName = new Map<string, KeyState>();
+    for (const config of keys?.keys ?? []) {
+      let state = this.#byName.get(config.name);
+      if (state === undefined) {
+        state = new KeyState(config, now, this.wallNow);
+      } else {
+        // A revoked key stays revoked across reloads until its secret changes (rotation).
+        if (state.config.sha256 !== config.sha256) state.revoked = false;
+        state.reconfigure(config, now);
+      }
+      byHash.set(config.sha256, state);
+      byName.set(config.name, state);
+    }
+    this.#byHash = byHash;
+    this.#byName = byName;
+    this.enabled = this.requireKey || byName.size > 0;
+  }
+
+  /** The caller of a request presenting `presented` (undefined: no key) from `ip`. */
+  identify(presented: string | undefined, ip: string): Identified {
+    if (presented === undefined) return this.requireKey ? NO_KEY : undefined;
+    const now = this.clock.now();
+    const wait = this.#failed.waitOf(ip, now);
+    if (wait > 0) return failedChecks(wait);
+    const state = this.#byHash.get(createHash('sha256').update(presented, 'utf8').digest('hex'));
+    if (state === undefined || state.revoked) {
+      this.#failed.failed(ip, now);
+      return state === undefined ? UNKNOWN_KEY : REVOKED_KEY;
+    }
+    return state;
+  }
+
+  /** Counts a call that came with no usable key (rpc_key_requests_total{key=""}). */
+  countUnkeyed(outcome: string): void {
+    this.unkeyed.set(outcome, (this.unkeyed.get(outcome) ?? 0) + 1);
+  }
+
+  /** Every key's usage as quotas.json entries (`key:NAME`), beside the nodes'. */
+  usageSnapshot(): QuotaSnapshot {
+    const entries = new Map<string, QuotaEntry>();
+    for (const state of this.#byName.values()) {
+      const { used, periodStart } = state.usage();
+      // Reservations of calls in flight are not credits spent yet: never saved.
+      entries.set(`${KEY_USAGE_PREFIX}${state.name}`, {
+        used: Math.max(0, used - state.reservedNow),
+        periodStart,
+      });
+    }
+    return entries;
+  }
+
+  /** Restores every key's usage from quotas.json entries (a past period's start over at 0). */
+  restoreUsage(saved: QuotaSnapshot): void {
+    for (const state of this.#byName.values()) {
+      const entry = saved.get(`${KEY_USAGE_PREFIX}${state.name}`);
+      if (entry !== undefined) state.restore(entry);
+    }
+  }
+
+  /** What /metrics shows of every key now (and of calls with no usable key, name ""). */
+  samples(): KeySample[] {
+    const keyed = [...this.#byName.values()].map((state) => ({
+      name: state.name,
+      counts: state.counts,
+      used: state.usage().used - state.reservedNow,
+      budget: state.budget,
+    }));
+    return [{ name: '', counts: this.unkeyed, used: 0, budget: undefined }, ...keyed];
+  }
+
+  /** Every key in force, in config order. */
+  list(): KeyState[] {
+    return [...this.#byName.values()];
+  }
+
+  byName(name: string): KeyState | undefined {
+    return this.#byName.get(name);
+  }
+}
+
+/** Narrows what `identify` returned. */
+export function isRefusal(identified: Identified): identified is KeyRefusal {
+  return identified !== undefined && !(identified instanceof KeyState);
+}

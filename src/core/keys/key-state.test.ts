@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { clientKey } from '../../../test/support/client-keys.js';
+import { KeyState } from './key-state.js';
+
+const KEY = 'ck_unit_0123456789abcdefghijklmnop';
+
+describe('KeyState', () => {
+  it('holds max_concurrent slots until the calls settle', () => {
+    const state = new KeyState(clientKey('k', KEY, { maxConcurrent: 2 }), 0, () => 0);
+    expect(state.admit('getSlot', 'ip', undefined, 0, 0)).toBeUndefined();
+    expect(state.admit('getSlot', 'ip', undefined, 0, 0)).toBeUndefined();
+    expect(state.admit('getSlot', 'ip', undefined, 0, 0)?.reason).toBe('concurrency');
+    state.settle(0, 3);
+    expect(state.admit('getSlot', 'ip', undefined, 0, 0)).toBeUndefined();
+    expect(state.used).toBe(3);
+  });
+
+  it('reserves the cheapest price, refuses what would pass the budget, settles to the cost', () => {
+    const wall = Date.parse('2026-12-04T12:00:00Z');
+    const state = new KeyState(
+      clientKey('k', KEY, { monthlyCredits: 10, resetDay: 15 }),
+      0,
+      () => wall,
+    );
+    expect(state.admit('m', 'ip', undefined, 0, 4)).toBeUndefined();
+    expect(state.admit('m', 'ip', undefined, 0, 4)).toBeUndefined();
+    // 8 reserved: a third call at 4 would pass 10.
+    const refused = state.admit('m', 'ip', undefined, 0, 4)!;
+    expect(refused.message).toContain('it resets on 2026-12-15');
+    expect(refused.retryAfterSeconds).toBe(10 * 86400 + 12 * 3600);
+    state.settle(4, 0); // a cache hit: free
+    state.settle(4, 6); // served by a dearer node
+    expect(state.usage()).toEqual({ used: 6, periodStart: '2026-11-15' });
+    expect(state.reservedNow).toBe(0);
+  });
+
+  it('starts the budget over when the billing period rolls, keeping calls in flight reserved', () => {
+    let wall = Date.parse('2026-12-14T23:00:00Z');
+    const state = new KeyState(
+      clientKey('k', KEY, { monthlyCredits: 5, resetDay: 15 }),
+      0,
+      () => wall,
+    );
+    state.restore({ used: 5, periodStart: '2026-11-15' });
+    expect(state.admit('m', 'ip', undefined, 0, 1)?.reason).toBe('budget');
+    wall = Date.parse('2026-12-15T00:00:01Z');
+    expect(state.admit('m', 'ip', undefined, 0, 1)).toBeUndefined();
+    expect(state.usage()).toEqual({ used: 1, periodStart: '2026-12-15' });
+    state.settle(1, 1);
+    expect(state.used).toBe(1);
+  });
+
+  it('applies methods, origins and per-IP rates in that order', () => {
+    const config = clientKey('k', KEY, {
+      allow: ['get*'],
+      deny: ['getProgramAccounts'],
+      origins: ['https://app.example'],
+      perIpRps: 1,
+    });
+    const state = new KeyState(config, 0, () => 0);
+    expect(state.admit('getSlot', 'a', 'https://evil.example', 0, 0)?.reason).toBe('origin');
+    expect(state.admit('getProgramAccounts', 'a', undefined, 0, 0)?.reason).toBe('method');
+    expect(state.admit('sendTransaction', 'a', undefined, 0, 0)?.reason).toBe('method');
+    expect(state.admit('getSlot', 'a', 'https://app.example', 0, 0)).toBeUndefined();
+    expect(state.admit('getSlot', 'a', undefined, 0, 0)?.reason).toBe('per_ip_rate_limit');
+    expect(state.admit('getSlot', 'b', undefined, 0, 0)).toBeUndefined();
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * One client key's state while cascade runs: its limits (from `[[keys]]`, replaced in place on
+ * reload), its rate buckets, its requests in flight and its credits this billing period. The
+ * checks run in a fixed order — revoked, origin, method, params, per-IP rate, key rate,
+ * concurrency, budget — and the first that fails is the answer; a call that passes reserves
+ * one concurrency slot and the cheapest price of its method until it settles.
+ */
+import type { ClientKeyConfig } from '../config/key-types.js';
+import { TokenBucket } from '../node/token-bucket.js';
+import { nextReset, periodStart } from '../quota/billing-period.js';
+import {
+  REVOKED_KEY,
+  budgetRefused,
+  concurrencyRefused,
+  methodRefused,
+  originRefused,
+  rateRefused,
+  type KeyRefusal,
+} from './key-refusal.js';
+import { MethodGlobs } from './method-globs.js';
+
+/** Per-IP buckets one browser key keeps at most (then the table starts over). */
+const MAX_IPS_PER_KEY = 50_000;
+
+/** A key's usage as saved: credits this period and the period's first day. */
+export interface KeyUsage {
+  readonly used: number;
+  readonly periodStart: string;
+}
+
+/** One key, live. */
+export class KeyState {
+  config: ClientKeyConfig;
+  methods: MethodGlobs;
+  /** Refused at once, on every door (admin `key revoke`); cleared by a reload that keeps it. */
+  revoked = false;
+  /** The budget an operator set at runtime (`key budget`); undefined = the config's. */
+  budgetOverride: number | undefined;
+  inFlight = 0;
+  /** Credits booked this period, including reservations of calls in flight. */
+  used = 0;
+  /** Of `used`, what calls in flight reserved and have not settled. */
+  reservedNow = 0;
+  periodStart = '';
+  #periodEndsAt = -Infinity;
+  #bucket: TokenBucket | undefined;
+  readonly #perIp = new Map<string, TokenBucket>();
+  /** Calls by outcome (`allowed` or a refusal reason): rpc_key_requests_total. */
+  readonly counts = new Map<string, number>();
+
+  constructor(
+    config: ClientKeyConfig,
+    now: number,
+    private readonly wallNow: () => number,
+  ) {
+    this.config = config;
+    this.methods = new MethodGlobs(config.allow, config.deny);
+    this.#bucket =
+      config.rpsLimit === undefined ? undefined : new TokenBucket(config.rpsLimit, now);
+    // The period starts now, so usage booked before any budget check counts in it.
+    this.#rollPeriod();
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  /** The budget in force; undefined = none. */
+  get budget(): number | undefined {
+    return this.budgetOverride ?? this.config.monthlyCredits;
+  }
+
+  /** Takes a reloaded entry of the same name: limits change, usage and buckets stay. */
+  reconfigure(config: ClientKeyConfig, now: number): void {
+    const before = this.config;
+    this.config = config;
+    if (before.allow.join() !== config.allow.join() || before.deny.join() !== config.deny.join())
+      this.methods = new MethodGlobs(config.allow, config.deny);
+    if (config.rpsLimit === undefined) this.#bucket = undefined;
+    else if (this.#bucket === undefined) this.#bucket = new TokenBucket(config.rpsLimit, now);
+    else this.#bucket.reconfigure(config.rpsLimit, now);
+    if (config.perIpRps !== before.perIpRps) this.#perIp.clear();
+    if (config.resetDay !== before.resetDay) this.#periodEndsAt = -Infinity;
+  }
+
+  count(outcome: string): void {
+    this.counts.set(outcome, (this.counts.get(outcome) ?? 0) + 1);
+  }
+
+  /** Whether pages of `origin` may use the key (no list: any caller). */
+  allowsOrigin(origin: string | undefined): boolean {
+    const origins = this.config.origins;
+    return (
+      origin === undefined ||
+      origins.length === 0 ||
+      origins.includes(origin) ||
+      origins.includes('*')
+    );
+  }
+
+  /**
+   * The checks a call must pass (params are the caller's: they need the body). `cheapest` is
+   * the lowest price any node asks for the method (0 when none prices it). On success the
+   * call holds a slot and `cheapest` reserved until `settle`.
+   */
+  admit(
+    method: string,
+    ip: string,
+    origin: string | undefined,
+    now: number,
+    cheapest: number,
+  ): KeyRefusal | undefined {
+    const config = this.config;
+    if (this.revoked) return REVOKED_KEY;
+    if (!this.allowsOrigin(origin)) return originRefused(config.name, origin!);
+    if (!this.methods.allows(method)) return methodRefused(config.name, method);
+    if (config.perIpRps !== undefined) {
+      const wait = this.#ipBucket(ip, config.perIpRps, now).tryTake(now);
+      if (wait > 0) return rateRefused(config.name, config.perIpRps, wait, true);
+    }
+    if (this.#bucket !== undefined) {
+      const wait = this.#bucket.tryTake(now);
+      if (wait > 0) return rateRefused(config.name, config.rpsLimit!, wait, false);
+    }
+    if (config.maxConcurrent !== undefined && this.inFlight >= config.maxConcurrent)
+      return concurrencyRefused(config.name, config.maxConcurrent);
+    const budget = this.budget;
+    if (budget !== undefined) {
+      this.#rollPeriod();
+      // The call that would pass the budget is refused: at least the cheapest price must fit.
+      if (this.used + cheapest > budget || (cheapest === 0 && this.used >= budget))
+        return budgetRefused(config.name, budget, this.#nextResetDay(), this.wallNow());
+    }
+    this.inFlight++;
+    this.used += cheapest;
+    this.reservedNow += cheapest;
+    return undefined;
+  }
+
+  /** A call admitted with `reserved` ended having cost `credits` (0 for cache answers). */
+  settle(reserved: number, credits: number): void {
+    this.inFlight--;
+    this.reservedNow -= reserved;
+    this.used += credits - reserved;
+  }
+
+  /** `count` admitted calls (batch elements) reserved `reserved` together and cost `credits`. */
+  settleMany(count: number, reserved: number, credits: number): void {
+    this.inFlight -= count;
+    this.reservedNow -= reserved;
+    this.used += credits - reserved;
+  }
+
+  /** Usage now (the period rolled first), for quotas.json and the operator. */
+  usage(): KeyUsage {
+    this.#rollPeriod();
+    return { used: this.used, periodStart: this.periodStart };
+  }
+
+  /** Restores saved usage when it belongs to the current period (else it starts at 0). */
+  restore(saved: KeyUsage): void {
+    this.#rollPeriod();
+    if (saved.periodStart === this.periodStart) this.used = saved.used;
+  }
+
+  /** Zeroes the period's usage (`cascade quota reset --key`). */
+  reset(): void {
+    this.#rollPeriod();
+    this.used = 0;
+  }
+
+  /** The first day of the next period. */
+  nextResetDay(): string {
+    this.#rollPeriod();
+    return this.#nextResetDay();
+  }
+
+  #nextResetDay(): string {
+    return nextReset(this.periodStart, this.config.resetDay);
+  }
+
+  /** A new billing period starts the budget over; one Date.now() per budgeted call. */
+  #rollPeriod(): void {
+    const wall = this.wallNow();
+    if (wall < this.#periodEndsAt) return;
+    const start = periodStart(new Date(wall), this.config.resetDay);
+    if (start !== this.periodStart) {
+      // Calls in flight keep their reservations; they settle into the new period.
+      this.used = this.reservedNow;
+      this.periodStart = start;
+    }
+    this.#periodEndsAt = Date.parse(`${nextReset(start, this.config.resetDay)}T00:00:00Z`);
+  }
+
+  #ipBucket(ip: string, rate: number, now: number): TokenBucket {
+    let bucket = this.#perIp.get(ip);
+    if (bucket === undefined) {
+      if (this.#perIp.size >= MAX_IPS_PER_KEY) this.#perIp.clear();
+      bucket = new TokenBucket(rate, now);
+      this.#perIp.set(ip, bucket);
+    }
+    return bucket;
+  }
+}

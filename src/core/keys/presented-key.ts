@@ -1,0 +1,70 @@
+/**
+ * Where a client puts its key, over HTTP and on the WebSocket upgrade alike — so it works in
+ * any RPC URL field: the first path segment (`/<key>`, `/<key>/send-request`, which web3.js'
+ * port + 1 WebSocket derivation keeps), `?api-key=`, `x-api-key`, or `Authorization: Bearer`.
+ * The first one present wins. Nothing here ever travels upstream: cascade forwards neither the
+ * URL nor these headers.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** The proxy's own paths, without a key. */
+const PLAIN_PATHS: ReadonlySet<string> = new Set(['/', '/send-request']);
+/** What a key in a path segment may look like (cascade key new: `ck_` + base64url). */
+const KEY_SEGMENT = /^\/([A-Za-z0-9_~.-]{16,256})(\/send-request)?\/?$/;
+
+/** A request's path, split: the path without a key, and the key segment if there was one. */
+export interface ProxyPath {
+  /** `/` or `/send-request`. */
+  readonly path: string;
+  readonly key: string | undefined;
+}
+
+/** `path` as a proxy path (plain or with a key segment), or undefined for any other path. */
+export function proxyPathOf(path: string, keysOn: boolean): ProxyPath | undefined {
+  if (PLAIN_PATHS.has(path)) return { path, key: undefined };
+  if (!keysOn) return undefined;
+  const match = KEY_SEGMENT.exec(path);
+  if (match === null) return undefined;
+  return { path: match[2] ?? '/', key: match[1] };
+}
+
+function queryKey(url: string): string | undefined {
+  const at = url.indexOf('?');
+  if (at === -1) return undefined;
+  const value = new URLSearchParams(url.slice(at + 1)).get('api-key');
+  return value === null || value === '' ? undefined : value;
+}
+
+function headerKey(headers: IncomingHttpHeaders): string | undefined {
+  const apiKey = headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey !== '') return apiKey;
+  const auth = headers.authorization;
+  if (auth !== undefined && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ') {
+    return auth.slice(7).trim() || undefined;
+  }
+  return undefined;
+}
+
+/** The key a request presents (path, query, headers), or undefined when it carries none. */
+export function presentedKey(
+  url: string | undefined,
+  headers: IncomingHttpHeaders,
+): string | undefined {
+  const raw = url ?? '/';
+  const query = raw.indexOf('?');
+  const path = query === -1 ? raw : raw.slice(0, query);
+  return proxyPathOf(path, true)?.key ?? queryKey(raw) ?? headerKey(headers);
+}
+
+/** `url` with any key cut out (path segment or `api-key`), safe to log. */
+export function redactedRequestUrl(url: string | undefined): string {
+  const raw = url ?? '/';
+  const query = raw.indexOf('?');
+  const path = query === -1 ? raw : raw.slice(0, query);
+  const keyed = proxyPathOf(path, true);
+  const bare = keyed?.key === undefined ? path : `/***${keyed.path === '/' ? '' : keyed.path}`;
+  if (query === -1) return bare;
+  const params = new URLSearchParams(raw.slice(query + 1));
+  if (params.has('api-key')) params.set('api-key', '***');
+  return `${bare}?${params.toString()}`;
+}

@@ -1,0 +1,111 @@
+/**
+ * The key check of every door (issue 27), in one place below the transports: an HTTP request,
+ * each element of an HTTP batch, a WebSocket request, each element of a WebSocket batch and a
+ * WebSocket subscription all pass here before the cache or routing sees them. A refused call
+ * never reaches a node, books no node credit and leaves every node's health alone.
+ *
+ * A call that passes reserves the cheapest price any node asks for its method (so the call
+ * that would pass the budget is refused before it is routed) and settles, once it is answered,
+ * to what it cost: the credits of the node(s) that served it, nothing for a cache hit or a
+ * coalesced answer.
+ */
+import { priceOf } from '../config/price-list.js';
+import { UNPRICED } from '../config/types.js';
+import { paramsRefused, type KeyRefusal } from '../keys/key-refusal.js';
+import type { KeyState } from '../keys/key-state.js';
+import type { RouteCallback, RouteResult } from '../routing/route-context.js';
+import type { ServingContext } from './serving-context.js';
+
+/** Who sends a call: its key, and where from (per-IP limits, browser origins). */
+export interface KeyedCaller {
+  readonly key: KeyState;
+  readonly ip: string;
+  /** The `Origin` a browser sent; undefined outside browsers. */
+  readonly origin: string | undefined;
+}
+
+/** The lowest price any node asks for `methodId` now; 0 when no node prices it. */
+export function cheapestPrice(ctx: ServingContext, methodId: number): number {
+  let cheapest = Infinity;
+  for (const node of ctx.route.table().ranked) {
+    const price = priceOf(node.config.pricing, methodId);
+    if (price !== UNPRICED && price < cheapest) cheapest = price;
+  }
+  return cheapest === Infinity ? 0 : cheapest;
+}
+
+/** Whether `params` pass the key's guard for `method` (its first param must be listed). */
+function paramsPass(key: KeyState, method: string, params: () => unknown): boolean {
+  const allowed = key.config.params[method];
+  if (allowed === undefined) return true;
+  let list: unknown;
+  try {
+    list = params();
+  } catch {
+    return false;
+  }
+  const first = Array.isArray(list) ? (list[0] as unknown) : undefined;
+  return typeof first === 'string' && allowed.includes(first);
+}
+
+/**
+ * Checks one call of `caller`; returns the credits reserved (admitted: settle it once) or the
+ * refusal. `params` reads the call's params, asked only when the key guards the method.
+ */
+export function admitCall(
+  caller: KeyedCaller,
+  method: string,
+  methodId: number,
+  params: () => unknown,
+  ctx: ServingContext,
+): number | KeyRefusal {
+  const key = caller.key;
+  const now = ctx.route.clock.now();
+  const cheapest = key.budget === undefined ? 0 : cheapestPrice(ctx, methodId);
+  let refusal = key.admit(method, caller.ip, caller.origin, now, cheapest);
+  if (refusal === undefined && !paramsPass(key, method, params)) {
+    key.settle(cheapest, 0);
+    refusal = paramsRefused(key.name, method);
+  }
+  key.count(refusal === undefined ? 'allowed' : refusal.reason);
+  return refusal ?? cheapest;
+}
+
+/**
+ * Checks a subscribe call of `caller` (methods, params, rates, a budget not yet spent). It holds
+ * no concurrency slot and books nothing to the key: its credits are the node's socket traffic,
+ * shared by every client of the subscription.
+ */
+export function admitSubscription(
+  caller: KeyedCaller,
+  method: string,
+  methodId: number,
+  params: readonly unknown[],
+  ctx: ServingContext,
+): KeyRefusal | undefined {
+  const admitted = admitCall(caller, method, methodId, () => params, ctx);
+  if (typeof admitted !== 'number') return admitted;
+  caller.key.settle(admitted, 0);
+  return undefined;
+}
+
+/** How a refused call ends, as routing results are read by every door. */
+export function refusedResult(refusal: KeyRefusal): RouteResult {
+  return { kind: 'refused', refusal, attempts: 0, credits: 0 };
+}
+
+/** An admitted single call on its way: settles its key when the answer comes back. */
+export class KeyedCall<T> {
+  constructor(
+    readonly key: KeyState,
+    readonly reserved: number,
+    readonly onRouted: RouteCallback<T>,
+    readonly token: T,
+  ) {}
+}
+
+/** Where a keyed call's routing ends: the key is settled, then the door hears the result. */
+export function settleKeyed(result: RouteResult, call: KeyedCall<unknown>): void {
+  call.key.settle(call.reserved, result.credits);
+  call.onRouted(result, call.token);
+}
