@@ -136,6 +136,11 @@ describe.skipIf(missing !== undefined)(
       const start = Math.min(...arrivals);
       const settled = arrivals.filter((t) => t >= start + 1000);
       expect(busiestWindow(settled, 4000)).toBeGreaterThanOrEqual(0.9 * 50 * 4);
+      // A replica that stops first writes the total it last heard from Redis: wait until every
+      // replica's last booking has been synced (the event, not a sleep), then stop them all.
+      await expect
+        .poll(() => Number(redis.cli('GET', `e2e:usage:n:${period()}`)))
+        .toBe(arrivals.length);
       for (const replica of fleet) expect(await replica.process.stop('SIGTERM')).toBe(0);
       expect(Number(redis.cli('GET', `e2e:usage:n:${period()}`))).toBe(arrivals.length);
       for (const replica of fleet) expect(usageIn(replica.quotas)).toBe(arrivals.length);
