@@ -84,3 +84,46 @@ describe('refusals before routing, through both doors', () => {
     expect(harness.cascade.server.requestCounts()).toMatchObject({ forwarded: 1, bad_request: 0 });
   });
 });
+
+/** The answer to `body` over HTTP (status 200: a batch is answered element by element). */
+async function httpAnswer(harness: WsHarness, body: string): Promise<string> {
+  const response = await fetch(harness.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
+describe('batch element ids, as written, through both doors', () => {
+  it('answers invalid elements -32600 with each id exactly as the client wrote it', async () => {
+    const harness = await ws.start([{ name: 'a' }]);
+    const client = await ws.open();
+    const body =
+      '[{"jsonrpc":"2.0","id":12345678901234567890,"method":7},' +
+      '{"jsonrpc":"2.0","id":"a\\u0041","method":7},{"id":1.50,"method":7}]';
+    const invalid = (id: string): string =>
+      `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":${id}}`;
+    const answer = `[${invalid('12345678901234567890')},${invalid('"a\\u0041"')},${invalid('1.50')}]`;
+    expect(await httpAnswer(harness, body)).toBe(answer);
+    expect(await socketAnswer(client, body)).toBe(answer);
+  });
+
+  it.each([308, 309, 400])(
+    'keeps a numeric id of %i digits on a successful element answer',
+    async (digits) => {
+      const harness = await ws.start([{ name: 'a' }]);
+      const client = await ws.open();
+      const id = '9'.repeat(digits);
+      const body = `[{"jsonrpc":"2.0","id":${id},"method":"getHealth"},{"jsonrpc":"2.0","id":2,"method":"getHealth"}]`;
+      for (const text of [await httpAnswer(harness, body), await socketAnswer(client, body)]) {
+        const answers = text.slice(1, -1).split('},{');
+        expect(answers).toHaveLength(2);
+        expect(answers[0]).toContain('"result":"ok"');
+        expect(answers[0]).toMatch(new RegExp(`"id":${id}(\\}|,|$)`));
+        expect(text).not.toContain('"id":null');
+      }
+    },
+  );
+});

@@ -132,6 +132,40 @@ describe('failover of subscriptions', () => {
     );
   });
 
+  it('streams a new subscription on a node a reload removed and then added back', async () => {
+    // A long idle close: the removed node's emptied socket is still open when it comes back.
+    await ws.start([{ name: 'a' }, { name: 'b', tier: 1 }], { tuning: { idleCloseMs: 60_000 } });
+    const { chain, mocks, cascade } = ws.harness;
+    const server = cascade.server;
+    const full = server.config;
+    const first = await open();
+    const { result: id } = await first.call('slotSubscribe');
+    await until(() => mocks.a!.ws.stats().subscriptions === 1);
+    server.reload({ ...full, nodes: full.nodes.filter((node) => node.name !== 'a') });
+    await until(() => mocks.b!.ws.stats().subscriptions === 1);
+    chain.advanceSlots(1);
+    await first.notifications(id, 1);
+    expect(await ws.harness.metrics()).toContain(
+      'cascade_ws_failovers_total{node="a",reason="removed"} 1',
+    );
+    server.reload(full);
+    first.close();
+    await until(() => cascade.ws.hub.counts().shared === 0);
+    const second = await open();
+    const { result: id2 } = await second.call('slotSubscribe');
+    await until(() => mocks.a!.ws.stats().subscriptions === 1);
+    for (let i = 0; i < 4; i++) {
+      chain.advanceSlots(1);
+      await second.notifications(id2, 1);
+    }
+    const metrics = await ws.harness.metrics();
+    expect(metrics).toContain('cascade_ws_upstream_subscriptions{node="a"} 1');
+    // The retired node's emptied socket was closed, not left open beside the new one's.
+    expect(metrics).toContain('cascade_ws_upstream_connections{node="a"} 1');
+    expect(metrics).toContain('cascade_ws_failovers_total{node="a",reason="removed"} 1');
+    expect(second.messages).toEqual([]);
+  });
+
   it('closes clients with 1013 when no node can serve, never 1000', async () => {
     const { mocks } = await twoNodes();
     const client = await open();

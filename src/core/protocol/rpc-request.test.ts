@@ -144,6 +144,32 @@ describe('parseRequest: batches', () => {
     expect(parsed.method).toBe('');
   });
 
+  it("keeps an invalid element's id exactly as written, for its -32600 answer", () => {
+    const parsed = request(
+      '[{"jsonrpc":"2.0","id":12345678901234567890,"method":7},' +
+        '{"jsonrpc":"2.0","id":"a\\u0041","method":7},{"id":1.50,"method":7},' +
+        '{"id":true,"method":7},{"id":{"a":1},"method":7},{"method":7}]',
+    );
+    expect(parsed.batch!.map(({ method, idJson }) => ({ method, idJson }))).toEqual([
+      { method: undefined, idJson: '12345678901234567890' },
+      { method: undefined, idJson: '"a\\u0041"' },
+      { method: undefined, idJson: '1.50' },
+      { method: undefined, idJson: 'null' },
+      { method: undefined, idJson: 'null' },
+      { method: undefined, idJson: 'null' },
+    ]);
+  });
+
+  it('keeps a numeric id of 309 digits and more (Infinity to JSON.parse) as written', () => {
+    for (const digits of [308, 309, 400]) {
+      const id = '9'.repeat(digits);
+      const parsed = request(
+        `[{"id":${id},"method":"getSlot"},{"id":-${id}e2,"method":"getSlot"}]`,
+      );
+      expect(parsed.batch!.map((element) => element.idJson)).toEqual([id, `-${id}e2`]);
+    }
+  });
+
   it('does not route CascadeRPC\'s ["getBalance"] quirk as a getBalance call', () => {
     const parsed = request('["getBalance"]');
     expect(parsed.batch).toEqual([

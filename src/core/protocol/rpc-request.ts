@@ -8,7 +8,11 @@ export interface BatchElement {
   /** Method name, or undefined when the element is not a valid request object. */
   readonly method: string | undefined;
   readonly methodId: number;
-  /** The element's `id` re-serialised as JSON text; undefined for a notification. */
+  /**
+   * The element's `id` as JSON text — the client's own bytes whenever the scan found them
+   * (re-serialised only when it could not); `null` for a non-scalar id; undefined for a
+   * notification.
+   */
   readonly idJson: string | undefined;
   /** The element itself (for re-serialising sub-batches). */
   readonly value: unknown;
@@ -79,6 +83,19 @@ function isSerialisable(value: unknown): boolean {
   }
 }
 
+/**
+ * The `id` at `span` in `source` as the client wrote it: the exact bytes of a string, a number
+ * or null — read from the bytes, so an integer beyond 2^53, a number JSON.parse makes Infinity
+ * (309 digits and more), `1.50` or an escaped string survive — and `null` for any other value
+ * (object, array, boolean), which is not a JSON-RPC id.
+ */
+function idTextAt(source: Buffer, span: Span): string {
+  const first = source[span.start];
+  const isId =
+    first === 0x22 || first === 0x2d || first === 0x6e || (first! >= 0x30 && first! <= 0x39);
+  return isId ? source.toString('utf8', span.start, span.end) : 'null';
+}
+
 function toElement(
   value: unknown,
   registry: MethodRegistry,
@@ -86,22 +103,18 @@ function toElement(
   span: Span | undefined,
 ): BatchElement {
   if (!isPlainObject(value)) return { method: undefined, methodId: -1, idJson: 'null', value };
+  const idSpan = span === undefined ? undefined : memberValueSpan(source, span, 'id');
   if (typeof value.method !== 'string' || !isSerialisable(value)) {
-    return { method: undefined, methodId: -1, idJson: idJsonOf(value) ?? 'null', value };
+    // Answered -32600 in place: the id echoed as written (routing.md §1), like a single request.
+    const idJson = idSpan === undefined ? idJsonOf(value) : idSpan && idTextAt(source, idSpan);
+    return { method: undefined, methodId: -1, idJson: idJson ?? 'null', value };
   }
   const method = value.method;
-  const idSpan = span === undefined ? undefined : memberValueSpan(source, span, 'id');
   if (span === undefined || idSpan === undefined) {
     return { method, methodId: registry.idOf(method), idJson: idJsonOf(value), value };
   }
   // The id goes back to the client as the exact text it sent (when it is a scalar).
-  const scalarId = idSpan !== null && idJsonOf(value) !== 'null';
-  const idJson =
-    idSpan === null
-      ? undefined
-      : scalarId
-        ? source.toString('utf8', idSpan.start, idSpan.end)
-        : 'null';
+  const idJson = idSpan === null ? undefined : idTextAt(source, idSpan);
   const raw: RawElement = { source, span, idSpan };
   return { method, methodId: registry.idOf(method), idJson, value, raw };
 }
@@ -173,13 +186,7 @@ export function readIdJson(request: RpcRequest): string {
 function readIdText(body: Buffer): string | typeof NO_ID {
   const span = memberValueSpan(body, trimmedSpan(body), 'id');
   if (span === null) return NO_ID;
-  if (span !== undefined) {
-    const first = body[span.start];
-    // A string, a number or null are ids; anything else (object, array, boolean) is not.
-    const isId =
-      first === 0x22 || first === 0x2d || first === 0x6e || (first! >= 0x30 && first! <= 0x39);
-    return isId ? body.toString('utf8', span.start, span.end) : 'null';
-  }
+  if (span !== undefined) return idTextAt(body, span);
   // The byte scan could not decide (an escaped or repeated key): ask the parser.
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));

@@ -80,8 +80,12 @@ export class UpstreamPool<S> {
   async acquire(node: UpstreamNode): Promise<UpstreamSocket<S>> {
     const state = this.#state(node);
     const url = wsUrlOf(node.config).url;
+    // The state is kept by name, and a name can outlive its node: a reload that removes a node
+    // and adds it back makes a new UpstreamNode, while sockets of the retired one may still be
+    // open (idle, or carrying subscriptions on their way out). Only a socket of this very node
+    // is shared: a subscription on the retired one's would be told "removed" every tick.
     let socket = state.sockets.find(
-      (one) => one.url === url && one.load < MAX_SUBSCRIPTIONS_PER_SOCKET,
+      (one) => one.node === node && one.url === url && one.load < MAX_SUBSCRIPTIONS_PER_SOCKET,
     ) as UpstreamSocket<S> | undefined;
     if (socket === undefined) {
       socket = new UpstreamSocket<S>(node, url, this.timing, this.clock, {
@@ -108,6 +112,12 @@ export class UpstreamPool<S> {
   released(socket: UpstreamSocket<S>): void {
     if (socket.load > 0) return;
     const state = this.#state(socket.node);
+    // A removed node's socket is never taken again (acquire matches the node): close it now.
+    if (socket.node.retired) {
+      this.#forget(state, socket);
+      socket.end('closed');
+      return;
+    }
     if (state.idle.has(socket)) return;
     const timer = setTimeout(() => {
       state.idle.delete(socket);
@@ -131,6 +141,11 @@ export class UpstreamPool<S> {
     const state = this.#nodes.get(name);
     if (state === undefined) return undefined;
     return { sockets: state.sockets.filter((s) => s.isOpen).length, counters: state.counters };
+  }
+
+  /** Every node name the pool has kept state for (a removed node's too: its counters stay). */
+  names(): IterableIterator<string> {
+    return this.#nodes.keys();
   }
 
   /** Every socket now open or opening. */
