@@ -199,6 +199,51 @@ export class ChainState {
     return own >= head ? 0 : head - own;
   }
 
+  /** The highest value `knownHead` ever gave per slot: final blocks stay final. */
+  readonly #finalMark = new Float64Array(SLOTS).fill(-1);
+
+  /**
+   * The best head the fleet agrees on in `slot`, for readers that need one even with a single
+   * node (the cache's finality, WebSocket gap fill): the chain head when two nodes confirm
+   * one; with a single fresh sample, that sample (one node cannot be out-voted — as before the
+   * tracker, the only source is trusted); -1 when nothing fresh is known. Wrong-chain nodes
+   * never count.
+   */
+  knownHead(slot: number, now: number): number {
+    const head = this.chainHead(slot, now);
+    if (head >= 0) return head;
+    let only = -1;
+    let count = 0;
+    for (const heads of this.#nodes.values()) {
+      if (heads.wrongChain) continue;
+      const value = this.headOf(heads, slot, now);
+      if (value >= 0) {
+        only = value;
+        count++;
+      }
+    }
+    return count === 1 ? only : -1;
+  }
+
+  /**
+   * The highest EVM block known to be final, or -1 while unknown: the fleet's finalized head
+   * (eth_getBlockByNumber("finalized") answers), or with `depth` (`evm_finality_depth`) its
+   * latest head minus the depth — whichever is higher. It only moves forward: a lagging node's
+   * older answer, or a sample expiring, never lowers it. The cache reads it (one tracker).
+   */
+  evmFinalizedBlock(depth: number | undefined, now: number): number {
+    const finalized = this.#mark(headSlot(Family.evm, Level.finalized), now);
+    if (depth === undefined) return finalized;
+    const latest = this.#mark(headSlot(Family.evm, Level.latest), now);
+    return Math.max(finalized, latest < 0 ? -1 : Math.max(-1, latest - depth));
+  }
+
+  #mark(slot: number, now: number): number {
+    const known = this.knownHead(slot, now);
+    if (known > this.#finalMark[slot]!) this.#finalMark[slot] = known;
+    return this.#finalMark[slot]!;
+  }
+
   #computeHead(slot: number, now: number): number {
     if (this.#scratch.length < this.#nodes.size)
       this.#scratch = new Float64Array(this.#nodes.size * 2);

@@ -94,6 +94,7 @@ export class ProxyServer {
         options.config.cache,
         this.metrics.cache,
         options.config.routing?.writeMethods,
+        this.topology.chain,
       ),
       registry: options.registry,
       metrics: this.metrics,
