@@ -199,6 +199,33 @@ export class ChainState {
     return own >= head ? 0 : head - own;
   }
 
+  /**
+   * `knownHead`, but only when some node's sample in `slot` is at most `ageMs` old, else -1:
+   * for readers that would otherwise ask the network for the head right now (gap fill).
+   */
+  recentHead(slot: number, now: number, ageMs: number): number {
+    let newest = -Infinity;
+    for (const heads of this.#nodes.values()) {
+      if (!heads.wrongChain && heads.values[slot]! >= 0 && heads.seenAt[slot]! > newest)
+        newest = heads.seenAt[slot]!;
+    }
+    return now - newest <= ageMs ? this.knownHead(slot, now) : -1;
+  }
+
+  /**
+   * Whether `heads` is known to be more than its family's `max_lag` behind the chain head at
+   * any commitment level (unknown is never behind). Subscription placement reads it: a
+   * failover or move goes to a fresh node of the same tier before a lagging one.
+   */
+  lagging(heads: NodeHeads, now: number): boolean {
+    if (!this.active || heads.wrongChain) return false;
+    for (let slot = 0; slot < SLOTS; slot++) {
+      const lag = this.lagOf(heads, slot, now);
+      if (lag > this.#options.maxLag[slot < LEVELS ? Family.solana : Family.evm]) return true;
+    }
+    return false;
+  }
+
   /** The highest value `knownHead` ever gave per slot: final blocks stay final. */
   readonly #finalMark = new Float64Array(SLOTS).fill(-1);
 
