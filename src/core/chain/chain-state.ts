@@ -72,6 +72,15 @@ export interface ChainStateOptions {
   readonly sampleShare?: number;
 }
 
+/**
+ * How far below what a method tolerates an answer may be and still be relayed, by Family
+ * (Solana slots, EVM blocks): honest nodes differ by a slot or two, and a stale-answer retry
+ * is a paid round trip, so at tolerance 0 (getSlot, eth_blockNumber, getLatestBlockhash) an
+ * answer 1–2 behind is not worth one. Lag-aware admission (free: it only picks another node)
+ * does not use it.
+ */
+export const STALE_ALLOWANCE: readonly [solana: number, evm: number] = [2, 1];
+
 /** How far another node's head may lie below the chain's head and still confirm it. */
 export const CONFIRM_WINDOW = 1000;
 
