@@ -11,11 +11,10 @@
  *               (at most MAX_BACKFILL_BLOCKS)
  *   evmLogs     eth_getLogs with the subscription's filter over the same range
  *   account     getAccountInfo: sent when the account changed during the gap
- * The head a newHeads or logs fill goes up to is the higher of a routed `eth_blockNumber` and
- * the one chain tracker's head (chain/chain-state.ts: the heads routing and the cache read),
- * when a node showed it within HEAD_FRESH_MS: a lagging node answering the head call cannot
- * cut the fill short. The call is still made: the node moved to may be ahead of every head
- * the tracker has seen.
+ * The head a newHeads or logs fill goes up to is a routed `eth_blockNumber` — routing already
+ * judges that answer against the one chain tracker (a lagging node's head is not relayed while
+ * a fresher node can answer) — and, when that call fails, the tracker's own head if a node
+ * showed it within HEAD_FRESH_MS (chain/chain-state.ts `recentHead`).
  * Slot-like streams need no fill: a missed slot is history, and the filter keeps the stream
  * from going backwards or repeating. Program, logs (Solana), block and vote streams cannot be
  * replayed by any standard call and are documented as such.
@@ -65,10 +64,20 @@ function quantity(n: number): string {
 }
 
 async function headNumber(call: RouterCall, known: KnownHead): Promise<number> {
-  const head = await call('eth_blockNumber', '[]');
-  const asked = typeof head === 'string' ? Number.parseInt(head, 16) : NaN;
-  const tracked = known();
-  return tracked > asked ? tracked : asked;
+  let asked = NaN;
+  try {
+    const head = await call('eth_blockNumber', '[]');
+    asked = typeof head === 'string' ? Number.parseInt(head, 16) : NaN;
+  } catch (err) {
+    const tracked = known();
+    if (tracked < 0) throw err;
+    return tracked;
+  }
+  if (Number.isNaN(asked)) {
+    const tracked = known();
+    if (tracked >= 0) return tracked;
+  }
+  return asked;
 }
 
 async function fillSignature(sub: SharedSubscription, call: RouterCall): Promise<number> {
