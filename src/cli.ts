@@ -55,6 +55,7 @@ program
   .description('load the config and every price list; print each problem or the node table')
   .option('-c, --config <path>', CONFIG_HELP)
   .option('--json', 'machine-readable output')
+  .option('--online', 'also ask each node its chain (expect_chain) and head: one priced call each')
   .addHelpText('after', examples(`cascade validate-config --config ${MOCK_TOML}`))
   .action(lazy(async () => (await import('./commands/validate-config.js')).runValidateConfig));
 

@@ -15,6 +15,85 @@ import { formatCredits, formatLimit, renderJson, renderTable } from './output.js
 export interface ValidateConfigOptions {
   readonly config?: string | undefined;
   readonly json?: boolean | undefined;
+  /** Ask each node its chain (`expect_chain`) and head: one call each, priced by the provider. */
+  readonly online?: boolean | undefined;
+}
+
+/** What `--online` found on one node. */
+interface OnlineRow {
+  readonly name: string;
+  /** same / other / unknown (could not ask) / unchecked (no expect_chain). */
+  readonly chain: 'same' | 'other' | 'unknown' | 'unchecked';
+  readonly got: string | null;
+  readonly head: number | null;
+  readonly error: string | null;
+}
+
+const ONLINE_TIMEOUT_MS = 5000;
+
+async function callNode(node: NodeConfig, method: string): Promise<unknown> {
+  const response = await fetch(node.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...node.headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+    signal: AbortSignal.timeout(ONLINE_TIMEOUT_MS),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message?: unknown } };
+  if (body.error !== undefined) {
+    const message = body.error.message;
+    throw new Error(typeof message === 'string' ? message : 'error answer');
+  }
+  return body.result;
+}
+
+function headOf(result: unknown): number | null {
+  if (typeof result === 'number' && Number.isSafeInteger(result)) return result;
+  if (typeof result === 'string' && /^0x[0-9a-fA-F]{1,13}$/.test(result)) return Number(result);
+  return null;
+}
+
+/** One node: its chain against `expect` (EVM chain id or Solana genesis hash) and its head. */
+async function checkNode(node: NodeConfig, expect: string | undefined): Promise<OnlineRow> {
+  const evmId = expect !== undefined && /^(0x[0-9a-fA-F]+|\d+)$/.test(expect.trim());
+  let chain: OnlineRow['chain'] = 'unchecked';
+  let got: string | null = null;
+  let error: string | null = null;
+  if (expect !== undefined) {
+    try {
+      const result = await callNode(node, evmId ? 'eth_chainId' : 'getGenesisHash');
+      got = evmId ? String(BigInt(String(result))) : String(result);
+      const want = evmId ? String(BigInt(expect.trim())) : expect.trim();
+      chain = got === want ? 'same' : 'other';
+    } catch (err) {
+      chain = 'unknown';
+      error = (err as Error).message;
+    }
+  }
+  const methods =
+    expect === undefined ? ['getSlot', 'eth_blockNumber'] : [evmId ? 'eth_blockNumber' : 'getSlot'];
+  let head: number | null = null;
+  for (const method of methods) {
+    try {
+      head = headOf(await callNode(node, method));
+      if (head !== null) break;
+    } catch (err) {
+      error ??= (err as Error).message;
+    }
+  }
+  return { name: node.name, chain, got, head, error };
+}
+
+function renderOnline(rows: readonly OnlineRow[]): string {
+  const table = renderTable(
+    ['node', 'chain', 'head', 'note'],
+    rows.map((row) => [
+      row.name,
+      row.chain === 'other' ? `other (${row.got})` : row.chain,
+      row.head === null ? '-' : String(row.head),
+      row.error ?? '',
+    ]),
+  );
+  return `${table}\n`;
 }
 
 function methodsPriced(node: NodeConfig): string {
@@ -92,24 +171,48 @@ export function renderValidation(result: LoadResult, cwd: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `cascade validate-config`: load config + price lists, print problems or the node table. */
-export function runValidateConfig(options: ValidateConfigOptions, io: CommandIo): ExitCode {
+/**
+ * `cascade validate-config`: load config + price lists, print problems or the node table;
+ * with `--online`, also each node's chain identity (`expect_chain`) and head — exit 1 when a
+ * node is on another chain.
+ */
+export function runValidateConfig(
+  options: ValidateConfigOptions,
+  io: CommandIo,
+): ExitCode | Promise<ExitCode> {
+  const { code, config, json } = runOffline(options, io);
+  if (!options.online || code !== 0 || config === undefined) {
+    if (json !== undefined) io.out(renderJson(json));
+    return code;
+  }
+  const expect = config.server.chain?.expectChain;
+  return Promise.all(config.nodes.map((node) => checkNode(node, expect))).then((rows) => {
+    // --json stays one document: the offline report with `online` added.
+    if (json !== undefined) io.out(renderJson({ ...json, online: rows }));
+    else io.out(renderOnline(rows));
+    return rows.some((row) => row.chain === 'other') ? 1 : 0;
+  });
+}
+
+function runOffline(
+  options: ValidateConfigOptions,
+  io: CommandIo,
+): { code: ExitCode; config: LoadResult['config']; json?: Record<string, unknown> } {
   loadDotEnv(io.cwd, io.env);
   const result = loadConfig({ configPath: options.config, env: io.env, cwd: io.cwd });
+  let json: Record<string, unknown> | undefined;
   if (options.json) {
-    io.out(
-      renderJson({
-        ok: result.config !== undefined,
-        path: result.path,
-        errors: result.errors.map(problemJson),
-        warnings: result.warnings.map(problemJson),
-        nodes: result.config?.nodes.map((node) => nodeJson(node, io.cwd)) ?? [],
-      }),
-    );
+    json = {
+      ok: result.config !== undefined,
+      path: result.path,
+      errors: result.errors.map(problemJson),
+      warnings: result.warnings.map(problemJson),
+      nodes: result.config?.nodes.map((node) => nodeJson(node, io.cwd)) ?? [],
+    };
   } else if (result.config) {
     io.out(renderValidation(result, io.cwd));
   } else {
     io.err(renderValidation(result, io.cwd));
   }
-  return result.config ? 0 : 1;
+  return { code: result.config ? 0 : 1, config: result.config, json };
 }

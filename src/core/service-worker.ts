@@ -16,7 +16,7 @@ import { MONOTONIC_CLOCK } from './clock.js';
 import { rebindConfig } from './config/config-handoff.js';
 import type { PrimaryState } from './cluster/worker-hub.js';
 import { PrimaryInbox, tellPrimary as send } from './cluster/worker-messages.js';
-import type { HealthReport } from './http/health.js';
+import { workerNodeChain, type HealthReport, type WorkerNodeHealth } from './http/health.js';
 import { ProxyServer } from './http/server.js';
 import { createPromMetrics } from './prom-metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
@@ -98,13 +98,16 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
 
   const report = (): Promise<void> => {
     const demand: Record<string, readonly [number, number]> = {};
-    const health: Record<string, readonly [number, number]> = {};
+    const health: Record<string, WorkerNodeHealth> = {};
     const now = clock.now();
-    for (const node of server.topology.table.all) {
+    const table = server.topology.table;
+    for (const node of table.all) {
       const wanted = node.takeDemand();
       demand[node.name] = [wanted.rps, wanted.concurrent];
       const down = node.penalty.isActive(now) ? node.penalty.until - now : 0;
-      health[node.name] = [down, node.ema.isMeasured ? node.ema.micros : -1];
+      const ema = node.ema.isMeasured ? node.ema.micros : -1;
+      const chain = workerNodeChain(node, table, now);
+      health[node.name] = chain === undefined ? [down, ema] : [down, ema, chain];
     }
     // IPC to the primary does not lose messages: each batch counts as delivered once sent.
     const deltas = Object.fromEntries(ledger.takeDeltas().deltas);

@@ -20,6 +20,7 @@ const EVM_LATEST = headSlot(Family.evm, Level.latest);
 let behind: Anvil | undefined;
 let ahead: Anvil | undefined;
 let harness: Harness | undefined;
+const clock = new ManualClock();
 
 beforeAll(async () => {
   if (unavailable !== undefined) return;
@@ -31,7 +32,7 @@ beforeAll(async () => {
       { name: 'ahead', tier: 0, upstream: ahead.url },
     ],
     {
-      clock: new ManualClock(),
+      clock,
       budgetMs: 5000,
       attemptTimeoutMs: 2000,
       server: {
@@ -116,6 +117,42 @@ describe.skipIf(unavailable !== undefined)(
       const receipt = await client.waitForTransactionReceipt({ hash, timeout: 10_000 });
       expect(receipt.status).toBe('success');
       expect(receipt.blockNumber).toBe(BigInt(AHEAD + 1));
+    });
+
+    it('eth_getLogs up to the head never answers short from a node within max_lag', async () => {
+      const h = harness!;
+      const head = () => ahead!.call('eth_blockNumber').then((n) => Number(n as string));
+      // `behind` catches up to 2 below the head (within max_lag 4) ...
+      const mined = (await head()) - 2;
+      await behind!.call('anvil_mine', [`0x${mined.toString(16)}`]);
+      // ... then the node ahead gets one more block: a contract whose init code emits LOG1.
+      const [from] = (await ahead!.call('eth_accounts')) as string[];
+      // PUSH1 42 PUSH1 0 MSTORE; PUSH1 1 (topic) PUSH1 32 PUSH1 0 LOG1; STOP
+      const data = '0x602a600052600160206000a100';
+      await ahead!.call('eth_sendTransaction', [{ from, data, gas: '0x30000' }]);
+      const top = await head();
+      expect(top - mined).toBe(3);
+      // Old samples expire; traffic (and 50% sampling) shows both heads again.
+      clock.advance(61_000);
+      const chain = h.server.topology.chain;
+      const lag = () =>
+        chain.lagOf(h.server.topology.node('behind')!.heads, EVM_LATEST, clock.now());
+      for (let i = 0; i < 40 && lag() !== 3; i++) await h.post(rpc('eth_blockNumber', i));
+      expect(lag()).toBe(3);
+      pinLatencies(h);
+      const filters = [{ fromBlock: '0x0' }, { fromBlock: '0x0', toBlock: 'latest' }];
+      filters.push({ fromBlock: '0x0', toBlock: `0x${top.toString(16)}` });
+      for (const filter of filters) {
+        const fresh = await ahead!.call('eth_getLogs', [filter]);
+        expect((fresh as unknown[]).length).toBeGreaterThan(0);
+        for (let i = 0; i < 5; i++) {
+          const through = await h.post(rpc('eth_getLogs', i, [filter]));
+          expect(resultOf(through.json)).toEqual(fresh);
+        }
+      }
+      // A range the lagging node has is still its to serve.
+      const early = { fromBlock: '0x0', toBlock: '0x1' };
+      expect(resultOf((await h.post(rpc('eth_getLogs', 99, [early]))).json)).toEqual([]);
     });
   },
 );

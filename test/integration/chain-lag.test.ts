@@ -111,6 +111,18 @@ describe('lag-aware routing', () => {
     expect(fast.status).not.toBe('down');
   });
 
+  it('samples with batches too: a batch-only client shows the other node its head', async () => {
+    const { h } = await start(200);
+    const chain = h.server.topology.chain;
+    const fast = h.server.topology.node('fast')!;
+    for (let i = 0; i < 10 && chain.lagOf(fast.heads, FINALIZED, 0) < 0; i++) {
+      pinLatencies(h);
+      await h.post([1, 2, 3].map((id) => rpc('getSlot', id)));
+    }
+    expect(chain.lagOf(fast.heads, FINALIZED, 0)).toBe(200);
+    expect(calls(h, 'fresh', 'getSlot')).toBeGreaterThan(0);
+  });
+
   it('skips a node known below minContextSlot before spending credit on it', async () => {
     const { h, chain } = await start(200);
     await learnHeads(h);

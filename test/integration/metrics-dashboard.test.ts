@@ -1,3 +1,4 @@
+import { Bound } from '../../src/core/chain/chain-state.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   allPanels,
@@ -88,6 +89,20 @@ function problemsOf(
   return problems;
 }
 
+/**
+ * The tier-1 node sees no traffic (sampling stays within a tier), so its head is recorded as
+ * the tier-0 node's answers showed theirs: rpc_node_lag then has series for the lag panel.
+ */
+function showBothHeads(h: Harness): void {
+  const chain = h.server.topology.chain;
+  const premium = h.server.topology.node('premium')!.heads;
+  const backup = h.server.topology.node('backup')!.heads;
+  for (let slot = 0; slot < premium.values.length; slot++) {
+    const value = premium.values[slot]!;
+    if (value >= 0) chain.observe(backup, slot, value, Bound.exact, premium.seenAt[slot]!);
+  }
+}
+
 let harness: Harness;
 let exposition: Exposition;
 let index: SeriesIndex;
@@ -99,6 +114,7 @@ beforeAll(async () => {
   ]);
   await ensurePeriodEnd(harness.server);
   await driveTraffic(harness.url, 20);
+  showBothHeads(harness);
   exposition = parseExposition(await harness.metrics());
   index = indexOf(exposition);
 });
@@ -151,6 +167,10 @@ describe('the Grafana dashboard (monitoring/grafana/dashboards/cascade.json)', (
       /rpc_credits_saved_total/,
       /rpc_cache_bytes/,
       /rpc_cache_entries/,
+      /rpc_node_head\{/,
+      /rpc_node_lag\{/,
+      /sum by \(node\) \(rate\(rpc_stale_answers_total/,
+      /sum by \(node\) \(rate\(rpc_stale_credits_total/,
     ]) {
       expect(exprs).toMatch(needed);
     }

@@ -4,7 +4,12 @@
  * that are not a plain JSON-RPC success, and `final` answers that cannot prove finality.
  */
 import type { FinalityCheck } from '../protocol/method-cache-rules.js';
-import { quantity, type FinalityTracker } from './finality.js';
+
+/** Reads `0x…` quantities; undefined for anything else (or beyond 2^53). */
+export function quantity(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,13}$/.test(value)) return undefined;
+  return Number.parseInt(value, 16);
+}
 
 /** The commitment a Solana request asks at: its config object's, else the RPC default. */
 function solanaCommitment(params: unknown): unknown {
@@ -31,10 +36,10 @@ export function isFinal(
   check: FinalityCheck,
   params: unknown,
   result: unknown,
-  finality: FinalityTracker,
+  /** The finalized EVM block the chain tracker knows (chain/chain-state.ts), or undefined. */
+  head: number | undefined,
 ): boolean {
   if (check === 'solana_commitment') return solanaCommitment(params) === 'finalized';
-  const head = finality.evmFinalizedBlock();
   if (head === undefined) return false;
   const block =
     check === 'evm_result_block'

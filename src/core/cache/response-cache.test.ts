@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Bound, ChainState, Family, Level, headSlot } from '../chain/chain-state.js';
 import type { CacheConfig, CacheMethodOverride } from '../config/types.js';
 import { ResponseCache } from './response-cache.js';
 
@@ -59,11 +60,22 @@ function cachedAfterOne(
 
 const FINALIZED_BLOCK = { number: '0x64', hash: '0xabc' };
 
-/** A cache that has seen the EVM finalized block 100. */
+const FINALIZED = headSlot(Family.evm, Level.finalized);
+const LATEST = headSlot(Family.evm, Level.latest);
+
+/** Routing read `value` in `slot` from node `name`'s answer (the one tracker the cache reads). */
+function heard(cache: ResponseCache, name: string, slot: number, value: number, now = 0): void {
+  cache.chain.observe(cache.chain.nodeHeads(name), slot, value, Bound.exact, now);
+}
+
+/** A cache whose chain tracker has seen the EVM finalized block 100. */
 function evmCache(overrides: Partial<CacheConfig> = {}): ResponseCache {
   const cache = new ResponseCache(config(overrides));
+  // The cache itself learns nothing from the answers it lands: routing records heads.
   ask(cache, 'eth_getBlockByNumber', ['finalized', false], { result: FINALIZED_BLOCK });
-  expect(cache.evmFinalizedBlock).toBe(100);
+  expect(cache.evmFinalizedBlock(0)).toBeUndefined();
+  heard(cache, 'a', FINALIZED, 100);
+  expect(cache.evmFinalizedBlock(0)).toBe(100);
   return cache;
 }
 
@@ -117,7 +129,7 @@ describe('ResponseCache policy', () => {
 
   it('caches nothing head-dependent while the finalized head is unknown', () => {
     const cache = new ResponseCache(config());
-    expect(cache.evmFinalizedBlock).toBeUndefined();
+    expect(cache.evmFinalizedBlock(0)).toBeUndefined();
     const receipt = { result: { blockNumber: '0x1', status: '0x1' } };
     expect(cachedAfterOne(cache, 'eth_getTransactionReceipt', ['0xa'], receipt)).toBe(false);
     expect(cachedAfterOne(cache, 'eth_getBlockByNumber', ['0x1', false], { result: {} })).toBe(
@@ -136,12 +148,24 @@ describe('ResponseCache policy', () => {
     expect(cachedAfterOne(cache, 'eth_getBlockByHash', ['0xh', false], block)).toBe(true);
   });
 
-  it('learns the head from eth_blockNumber when evm_finality_depth is set, and never moves it back', () => {
+  it('takes the latest head minus evm_finality_depth when set, and never moves it back', () => {
     const cache = new ResponseCache(config({ evmFinalityDepth: 10 }));
-    ask(cache, 'eth_blockNumber', [], { result: '0x64' });
-    expect(cache.evmFinalizedBlock).toBe(90);
-    ask(cache, 'eth_blockNumber', [], { result: '0x50' }, 1000);
-    expect(cache.evmFinalizedBlock).toBe(90);
+    heard(cache, 'a', LATEST, 100);
+    expect(cache.evmFinalizedBlock(0)).toBe(90);
+    heard(cache, 'a', LATEST, 80, 1000);
+    expect(cache.evmFinalizedBlock(1000)).toBe(90);
+  });
+
+  it('reads the one ChainState routing feeds: a far-future node cannot make blocks final', () => {
+    const chain = new ChainState();
+    const cache = new ResponseCache(config(), undefined, [], chain);
+    expect(cache.chain).toBe(chain);
+    chain.observe(chain.nodeHeads('a'), FINALIZED, 100, Bound.exact, 0);
+    chain.observe(chain.nodeHeads('b'), FINALIZED, 99, Bound.exact, 0);
+    chain.observe(chain.nodeHeads('liar'), FINALIZED, 1_000_000, Bound.exact, 0);
+    expect(cache.evmFinalizedBlock(0)).toBe(100);
+    const block = { result: { number: '0x1000' } };
+    expect(cachedAfterOne(cache, 'eth_getBlockByNumber', ['0x1000', false], block)).toBe(false);
   });
 
   it('keeps head-tracking reads for the TTL only', () => {

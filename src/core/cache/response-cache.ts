@@ -5,6 +5,7 @@
  * (`coalesced`), or routed as the leader (`miss`) whose answer `land` stores when its rule
  * allows and hands to the waiters. Everything else is one failed Map lookup (`bypass`).
  */
+import { ChainState } from '../chain/chain-state.js';
 import type { CacheConfig } from '../config/types.js';
 import { CacheResult, NOOP_CACHE_METRICS, type CacheMetrics } from '../metrics.js';
 import { memberValueSpan, trimmedSpan, type Span } from '../protocol/json-spans.js';
@@ -12,7 +13,6 @@ import { AnswerStore, type StoredAnswer } from './answer-store.js';
 import { compilePolicy, samePolicy, NO_CACHE_CONFIG, type MethodPolicy } from './cache-policy.js';
 import { isFinal } from './cacheable.js';
 import { canonicalParams } from './canonical-params.js';
-import { FinalityTracker } from './finality.js';
 import { Flight, type SharedAnswer } from './flight.js';
 
 /** How the cache met a request that has a policy. */
@@ -29,7 +29,8 @@ export class ResponseCache {
   #policies: Map<string, MethodPolicy>;
   readonly #store: AnswerStore;
   readonly #flights = new Map<string, Flight>();
-  readonly #finality: FinalityTracker;
+  /** The one chain tracker (routing's): where the finalized head comes from. */
+  readonly #chain: ChainState;
   readonly #metrics: CacheMetrics;
   readonly #other: number;
 
@@ -37,13 +38,14 @@ export class ResponseCache {
     config: CacheConfig | undefined,
     metrics: CacheMetrics = NOOP_CACHE_METRICS,
     writes: readonly string[] = [],
+    chain: ChainState = new ChainState(),
   ) {
     this.#config = config ?? NO_CACHE_CONFIG;
     this.#metrics = metrics;
     this.#other = metrics.method('other');
     this.#policies = compilePolicy(this.#config, (method) => metrics.method(method), writes);
     this.#store = new AnswerStore(this.#config.enabled ? this.#config.maxBytes : 0);
-    this.#finality = new FinalityTracker(this.#config.evmFinalityDepth);
+    this.#chain = chain;
     metrics.setSource(() => ({ bytes: this.#store.bytes, entries: this.#store.entries }));
   }
 
@@ -57,9 +59,15 @@ export class ResponseCache {
     return { bytes: this.#store.bytes, entries: this.#store.entries };
   }
 
-  /** The finalized EVM block learned from traffic (undefined while unknown). */
-  get evmFinalizedBlock(): number | undefined {
-    return this.#finality.evmFinalizedBlock();
+  /** The chain tracker the finalized head is read from. */
+  get chain(): ChainState {
+    return this.#chain;
+  }
+
+  /** The finalized EVM block the chain tracker knows (undefined while unknown). */
+  evmFinalizedBlock(now: number): number | undefined {
+    const block = this.#chain.evmFinalizedBlock(this.#config.evmFinalityDepth, now);
+    return block < 0 ? undefined : block;
   }
 
   /** The policy of `method`, or undefined (counted as a bypass) when it has none. */
@@ -114,8 +122,9 @@ export class ResponseCache {
 
   /**
    * The leader's answer (undefined when routing gave none, or streamed it): stores it when its
-   * rule allows, feeds the finality tracker, and hands it to every waiter (who route on their
-   * own when it cannot be shared). Returns what was shared.
+   * rule allows, and hands it to every waiter (who route on their
+   * own when it cannot be shared). Returns what was shared. The finalized head is not
+   * learned here: routing records every answer's head in the one ChainState, read by isFinal.
    */
   land(
     flight: Flight,
@@ -127,13 +136,7 @@ export class ResponseCache {
     if (this.#flights.get(flight.key) === flight) this.#flights.delete(flight.key);
     const policy = flight.policy;
     // The common coalescable read: nobody waited and nothing may be stored — skip the scans.
-    if (
-      flight.waiters.length === 0 &&
-      policy.cache === 'never' &&
-      !FinalityTracker.observes(policy.method)
-    ) {
-      return undefined;
-    }
+    if (flight.waiters.length === 0 && policy.cache === 'never') return undefined;
     const shared =
       body !== undefined && status >= 200 && status < 300
         ? this.#share(flight, contentType ?? UTF8_JSON, body, now)
@@ -150,7 +153,6 @@ export class ResponseCache {
     const after = this.#policies;
     this.#store.dropMethods((method) => !samePolicy(before.get(method), after.get(method)));
     this.#store.resize(this.#config.enabled ? this.#config.maxBytes : 0);
-    this.#finality.setDepth(this.#config.evmFinalityDepth);
   }
 
   #share(flight: Flight, contentType: string, body: Buffer, now: number): SharedAnswer | undefined {
@@ -163,20 +165,15 @@ export class ResponseCache {
     if (!resultSpan || !idSpan) return undefined;
     const shared: SharedAnswer = { body, idSpan, contentType };
     const policy = flight.policy;
-    const observes = FinalityTracker.observes(policy.method);
-    if (policy.cache === 'never' && !observes) return shared;
+    if (policy.cache === 'never') return shared;
     // "null": a lookup that may still appear (a receipt not mined yet) is never stored.
     if (resultSpan.end - resultSpan.start === 4 && body[resultSpan.start] === 0x6e) return shared;
-    const needsParse = observes || policy.cache === 'final';
-    const result = needsParse ? parseSpan(body, resultSpan) : undefined;
-    if (observes) this.#finality.observe(policy.method, flight.params, result);
-    if (policy.cache === 'never' || body.length > this.#config.maxEntryBytes) return shared;
+    if (body.length > this.#config.maxEntryBytes) return shared;
     if (policy.cache === 'final') {
+      const result = parseSpan(body, resultSpan);
       const params = flight.params === '' ? undefined : (JSON.parse(flight.params) as unknown);
-      if (
-        policy.finality === undefined ||
-        !isFinal(policy.finality, params, result, this.#finality)
-      )
+      const head = this.evmFinalizedBlock(now);
+      if (policy.finality === undefined || !isFinal(policy.finality, params, result, head))
         return shared;
     }
     const expiresAt = policy.cache === 'ttl' ? now + policy.ttlMs : Infinity;

@@ -72,6 +72,15 @@ export interface ChainStateOptions {
   readonly sampleShare?: number;
 }
 
+/**
+ * How far below what a method tolerates an answer may be and still be relayed, by Family
+ * (Solana slots, EVM blocks): honest nodes differ by a slot or two, and a stale-answer retry
+ * is a paid round trip, so at tolerance 0 (getSlot, eth_blockNumber, getLatestBlockhash) an
+ * answer 1–2 behind is not worth one. Lag-aware admission (free: it only picks another node)
+ * does not use it.
+ */
+export const STALE_ALLOWANCE: readonly [solana: number, evm: number] = [2, 1];
+
 /** How far another node's head may lie below the chain's head and still confirm it. */
 export const CONFIRM_WINDOW = 1000;
 
@@ -197,6 +206,78 @@ export class ChainState {
     const head = this.chainHead(slot, now);
     if (head < 0) return -1;
     return own >= head ? 0 : head - own;
+  }
+
+  /**
+   * `knownHead`, but only when some node's sample in `slot` is at most `ageMs` old, else -1:
+   * for readers that would otherwise ask the network for the head right now (gap fill).
+   */
+  recentHead(slot: number, now: number, ageMs: number): number {
+    let newest = -Infinity;
+    for (const heads of this.#nodes.values()) {
+      if (!heads.wrongChain && heads.values[slot]! >= 0 && heads.seenAt[slot]! > newest)
+        newest = heads.seenAt[slot]!;
+    }
+    return now - newest <= ageMs ? this.knownHead(slot, now) : -1;
+  }
+
+  /**
+   * Whether `heads` is known to be more than its family's `max_lag` behind the chain head at
+   * any commitment level (unknown is never behind). Subscription placement reads it: a
+   * failover or move goes to a fresh node of the same tier before a lagging one.
+   */
+  lagging(heads: NodeHeads, now: number): boolean {
+    if (!this.active || heads.wrongChain) return false;
+    for (let slot = 0; slot < SLOTS; slot++) {
+      const lag = this.lagOf(heads, slot, now);
+      if (lag > this.#options.maxLag[slot < LEVELS ? Family.solana : Family.evm]) return true;
+    }
+    return false;
+  }
+
+  /** The highest value `knownHead` ever gave per slot: final blocks stay final. */
+  readonly #finalMark = new Float64Array(SLOTS).fill(-1);
+
+  /**
+   * The best head the fleet agrees on in `slot`, for readers that need one even with a single
+   * node (the cache's finality, WebSocket gap fill): the chain head when two nodes confirm
+   * one; with a single fresh sample, that sample (one node cannot be out-voted — as before the
+   * tracker, the only source is trusted); -1 when nothing fresh is known. Wrong-chain nodes
+   * never count.
+   */
+  knownHead(slot: number, now: number): number {
+    const head = this.chainHead(slot, now);
+    if (head >= 0) return head;
+    let only = -1;
+    let count = 0;
+    for (const heads of this.#nodes.values()) {
+      if (heads.wrongChain) continue;
+      const value = this.headOf(heads, slot, now);
+      if (value >= 0) {
+        only = value;
+        count++;
+      }
+    }
+    return count === 1 ? only : -1;
+  }
+
+  /**
+   * The highest EVM block known to be final, or -1 while unknown: the fleet's finalized head
+   * (eth_getBlockByNumber("finalized") answers), or with `depth` (`evm_finality_depth`) its
+   * latest head minus the depth — whichever is higher. It only moves forward: a lagging node's
+   * older answer, or a sample expiring, never lowers it. The cache reads it (one tracker).
+   */
+  evmFinalizedBlock(depth: number | undefined, now: number): number {
+    const finalized = this.#mark(headSlot(Family.evm, Level.finalized), now);
+    if (depth === undefined) return finalized;
+    const latest = this.#mark(headSlot(Family.evm, Level.latest), now);
+    return Math.max(finalized, latest < 0 ? -1 : Math.max(-1, latest - depth));
+  }
+
+  #mark(slot: number, now: number): number {
+    const known = this.knownHead(slot, now);
+    if (known > this.#finalMark[slot]!) this.#finalMark[slot] = known;
+    return this.#finalMark[slot]!;
   }
 
   #computeHead(slot: number, now: number): number {

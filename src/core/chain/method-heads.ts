@@ -41,9 +41,12 @@ export interface MethodHeads {
   readonly family: Family;
   readonly reads: Reads;
   readonly tolerance: Tolerance;
-  /** EVM: index of the block parameter in `params` (-1: none). */
+  /** EVM: index of the block parameter in `params` (-1: none; LOGS_FILTER: a filter's toBlock). */
   readonly blockParam: number;
 }
+
+/** blockParam of eth_getLogs: the block asked is the filter's `toBlock` (absent: latest). */
+export const LOGS_FILTER = -2;
 
 const SOLANA_HEAD: readonly string[] = [
   'getSlot',
@@ -79,7 +82,7 @@ const EVM_STATE: ReadonlyMap<string, number> = new Map([
   ['eth_getBlockByNumber', 0],
   ['eth_getBlockTransactionCountByNumber', 0],
   ['eth_getTransactionReceipt', -1],
-  ['eth_getLogs', -1],
+  ['eth_getLogs', LOGS_FILTER],
   ['eth_getBlockReceipts', 0],
   ['eth_feeHistory', -1],
   ['eth_gasPrice', -1],

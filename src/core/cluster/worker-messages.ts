@@ -24,11 +24,25 @@ export type PrimaryCommand =
   | { readonly t: 'shutdown' }
   | { readonly t: 'answer'; readonly id: number; readonly value: unknown };
 
+/** One worker's view of one node's chain state, once its answers showed a head. */
+export interface WorkerNodeChain {
+  readonly head: Readonly<Record<string, number>>;
+  /** -1: unknown. */
+  readonly lag: number;
+  readonly wrongChain: boolean;
+}
+
+/**
+ * One worker's view of one node: ms of penalty left (0 = none), latency EMA in µs (-1 = none),
+ * and its chain state when the worker's tracker knows any (absent: a plain fleet).
+ */
+export type WorkerNodeHealth = readonly [number, number, WorkerNodeChain?];
+
 /** Messages a worker sends, besides its sync reports. */
 export type WorkerMessage =
   /** A worker has started and asks for its config. */
   | { readonly t: 'hello' }
-  | (WorkerSync & { readonly health: Record<string, readonly [number, number]> })
+  | (WorkerSync & { readonly health: Record<string, WorkerNodeHealth> })
   | { readonly t: 'ask'; readonly id: number; readonly what: 'health' | 'metrics' }
   /** The answer to the primary's `view` (the rows) or `cordon` (null, once applied). */
   | { readonly t: 'reply'; readonly id: number; readonly value: readonly NodeView[] | null }

@@ -1,3 +1,4 @@
+import type { WorkerNodeChain, WorkerNodeHealth } from '../cluster/worker-messages.js';
 import { nodeChainReport } from '../chain/chain-report.js';
 import type { RoutingTable } from '../routing/routing-table.js';
 
@@ -74,8 +75,20 @@ function nodeHealth(node: RoutingTable['all'][number], now: number): NodeHealth 
   };
 }
 
-/** One worker's view of one node: ms of penalty left (0 = none), latency EMA in µs (-1 = none). */
-export type WorkerNodeHealth = readonly [number, number];
+export type { WorkerNodeChain, WorkerNodeHealth };
+
+/** A worker's chain view of `node` for its sync report, or undefined (nothing known). */
+export function workerNodeChain(
+  node: RoutingTable['all'][number],
+  table: RoutingTable,
+  now: number,
+): WorkerNodeChain | undefined {
+  if (node.heads.wrongChain) return { head: {}, lag: -1, wrongChain: true };
+  if (table.chain === undefined || !table.chain.active) return undefined;
+  const report = nodeChainReport(table.chain, node.heads, now);
+  if (Object.keys(report.heads).length === 0) return undefined;
+  return { head: report.heads, lag: report.lag, wrongChain: false };
+}
 
 /**
  * /health for a proxy of several workers: a node is down when a worker has it penalized,
@@ -87,9 +100,37 @@ export function fleetHealthReport(
   cordoned: ReadonlySet<string> = new Set(),
 ): HealthReport {
   const entries = nodes.map((node) =>
-    withCordon(fleetNodeHealth(node, workers), cordoned.has(node.name)),
+    withFleetChain(
+      withCordon(fleetNodeHealth(node, workers), cordoned.has(node.name)),
+      workers.map((worker) => worker[node.name]?.[2]),
+    ),
   );
   return summarize(entries);
+}
+
+/**
+ * The workers' chain views merged: each worker learns heads from its own traffic, so a node's
+ * head (per commitment) is the highest any worker saw, and its lag the smallest any worker
+ * knows; a node any worker found on another chain is down.
+ */
+function withFleetChain(
+  entry: NodeHealth,
+  views: ReadonlyArray<WorkerNodeChain | undefined>,
+): NodeHealth {
+  const head: Record<string, number> = {};
+  let lag = -1;
+  let seen = false;
+  for (const view of views) {
+    if (view === undefined) continue;
+    if (view.wrongChain) return { ...entry, status: 'down', wrong_chain: true };
+    for (const [name, value] of Object.entries(view.head)) {
+      seen = true;
+      if (!(name in head) || value > head[name]!) head[name] = value;
+    }
+    if (view.lag >= 0 && (lag < 0 || view.lag < lag)) lag = view.lag;
+  }
+  if (!seen) return entry;
+  return lag < 0 ? { ...entry, head } : { ...entry, head, lag };
 }
 
 function fleetNodeHealth(

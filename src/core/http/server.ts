@@ -108,6 +108,7 @@ export class ProxyServer {
         options.config.cache,
         this.metrics.cache,
         options.config.routing?.writeMethods,
+        this.topology.chain,
       ),
       registry: options.registry,
       metrics: this.metrics,

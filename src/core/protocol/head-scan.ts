@@ -183,3 +183,24 @@ export function blockParamOf(body: Buffer, index: number): number {
 export function memberNumberOf(bytes: Buffer, name: string): number {
   return numberAfter(bytes, key(name), 0, bytes.length);
 }
+
+/**
+ * The `toBlock` of an `eth_getLogs` filter (`params[0]`): its number, BlockTag.latest when it
+ * is absent or `latest`, BlockTag.other for a `blockHash` filter or another tag, unknown when
+ * the request cannot be read. Run only where a node is judged (lag-gate.ts), never per answer.
+ */
+export function logsToBlockOf(body: Buffer): number {
+  const params = memberValueSpan(body, trimmedSpan(body), 'params');
+  if (params === null || params === undefined) return BlockTag.unknown;
+  const elements = arrayElementSpans(body.subarray(params.start, params.end));
+  const first = elements?.[0];
+  if (first === undefined) return BlockTag.unknown;
+  const filter = { start: params.start + first.start, end: params.start + first.end };
+  if (memberValueSpan(body, filter, 'blockHash')) return BlockTag.other;
+  const to = memberValueSpan(body, filter, 'toBlock');
+  if (to === undefined) return BlockTag.unknown;
+  if (to === null) return BlockTag.latest;
+  const number = numberAt(body, to.start, to.end);
+  if (number >= 0) return number;
+  return TAGS.get(body.toString('latin1', to.start, to.end)) ?? BlockTag.other;
+}

@@ -4,7 +4,7 @@
  * to relay is reopened for a fresher node in the next round — its answer held, so it is still
  * relayed if no node does better. Elements of methods that show no head cost one array load.
  */
-import { Reads, methodHeads } from '../chain/method-heads.js';
+import { LOGS_FILTER, Reads, methodHeads } from '../chain/method-heads.js';
 import { readAnswer } from '../chain/read-heads.js';
 import type { AdmissionRound } from './admission.js';
 import type { Attempt } from './attempt.js';
@@ -33,7 +33,8 @@ export function readBatchHeads(
       continue;
     }
     const body = Buffer.from(answer);
-    if (!readAnswer(chain, node.heads, heads, requestOf(progress), body, false, now)) continue;
+    const found = readAnswer(chain, node.heads, heads, requestOf(progress), body, false, now);
+    if (!found && heads.blockParam !== LOGS_FILTER) continue;
     if (!staleAnswer(chain, node, progress, round, now)) continue;
     node.metrics.staleAnswer?.(attempt.taken > 0 ? attempt.credits / attempt.taken : 0);
     progress.held = answer;

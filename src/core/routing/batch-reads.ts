@@ -22,6 +22,8 @@ import {
 } from './batch-answer.js';
 import { errorFieldsOf, parseAnswer, type Verdict } from './classify.js';
 import { heardAnswer, heardError, type Disputes, type Hearing } from './disputes.js';
+import { Reads, methodHeads } from '../chain/method-heads.js';
+import { sampleTarget } from './lag-gate.js';
 import { IDLE, NEXT, type DrivenRoute, type Played, type RoundStrategy } from './round-driver.js';
 import type { RouteContext } from './route-context.js';
 import type { TriedNodes } from './tried-nodes.js';
@@ -135,6 +137,25 @@ export class BatchReads implements DrivenRoute {
     return undefined;
   }
 
+  /**
+   * Sampling (issue 26), as for a single request: on the batch's first round, once heads were
+   * read at all, a due sample sends the batch first to a same-tier node whose head is unknown
+   * or old (lag-gate.ts sampleTarget, asked for the first head-showing element). Undefined:
+   * no sample this time (a plain fleet never gets here).
+   */
+  sampleVisit(now: number): { node: UpstreamNode; attempt: Attempt | undefined } | undefined {
+    if (this.totals.attempts !== 0 || this.round.chain?.active !== true) return undefined;
+    const first = this.open.find((p) => {
+      const reads = methodHeads(p.methodId)?.reads;
+      return reads !== undefined && reads !== Reads.nothing;
+    });
+    if (first === undefined) return undefined;
+    const node = sampleTarget(first, this.round, now);
+    if (node === undefined) return undefined;
+    this.#heads[0] = this.#heads[1] = node;
+    return { node, attempt: this.admit(node, now) };
+  }
+
   /** Admits `node` for the open elements due there (collected in `taking`). */
   admit(node: UpstreamNode, now: number): Attempt | undefined {
     this.taking = [];
@@ -222,6 +243,12 @@ async function dispatch(
 async function runRound(reads: BatchReads, now: number): Promise<Played<ReadsEnd>> {
   const sent: Array<Promise<void>> = [];
   const visited = new Set<UpstreamNode>();
+  const sample = reads.sampleVisit(now);
+  if (sample !== undefined) {
+    visited.add(sample.node);
+    if (sample.attempt !== undefined)
+      sent.push(dispatch(sample.attempt, reads.taking, reads.totals, reads.round));
+  }
   for (let node = reads.nextVisit(visited); node !== undefined; node = reads.nextVisit(visited)) {
     visited.add(node);
     const attempt = reads.admit(node, now);

@@ -6,24 +6,42 @@
  * spills a request to a more expensive tier — and an unknown head is never "behind": with no
  * heads read (a plain fleet), nothing here changes routing.
  */
-import { Bound, Family, type ChainState } from '../chain/chain-state.js';
-import { Reads, Tolerance, methodHeads, type MethodHeads } from '../chain/method-heads.js';
+import { Bound, Family, STALE_ALLOWANCE, type ChainState } from '../chain/chain-state.js';
+import {
+  LOGS_FILTER,
+  Reads,
+  Tolerance,
+  methodHeads,
+  type MethodHeads,
+} from '../chain/method-heads.js';
 import { reading, slotOfRequest, toleranceOf } from '../chain/read-heads.js';
 import { priceOf } from '../config/price-list.js';
 import { UNPRICED } from '../config/types.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
-import { blockParamOf, minContextSlotOf } from '../protocol/head-scan.js';
+import { BlockTag, blockParamOf, logsToBlockOf, minContextSlotOf } from '../protocol/head-scan.js';
 import { STANDARD_METHODS } from '../protocol/method-registry.js';
 import type { AdmissionRound, Candidate } from './admission.js';
 
 /**
  * What the request itself asks for: Solana `minContextSlot`, or the EVM block it names (a
- * number, not a tag). -1: nothing. A byte scan of the request, run only for a node known to be
- * behind.
+ * number, not a tag); for eth_getLogs the filter's `toBlock`, and with `latest` (or none) the
+ * chain's head — logs up to the head need a node at the head. -1: nothing. A byte scan of the
+ * request, run only for a node known to be behind.
  */
-function askedOf(heads: MethodHeads, body: Buffer | undefined): number {
-  if (body === undefined) return -1;
+function askedOf(
+  chain: ChainState,
+  heads: MethodHeads,
+  body: Buffer | undefined,
+  slot: number,
+  now: number,
+): number {
+  if (body === undefined || body.length === 0) return -1;
   if (heads.family === Family.solana) return minContextSlotOf(body);
+  if (heads.blockParam === LOGS_FILTER) {
+    const to = logsToBlockOf(body);
+    if (to >= 0) return to;
+    return to === BlockTag.latest ? chain.chainHead(slot, now) : -1;
+  }
   return heads.blockParam < 0 ? -1 : blockParamOf(body, heads.blockParam);
 }
 
@@ -37,7 +55,7 @@ function needOf(
 ): number {
   const head = chain.chainHead(slot, now);
   const need = head < 0 ? -1 : head - toleranceOf(chain, heads);
-  return Math.max(need, askedOf(heads, body));
+  return Math.max(need, askedOf(chain, heads, body, slot, now));
 }
 
 /**
@@ -94,9 +112,11 @@ export function lagSkips(
 
 /**
  * Settling's check, right after readAnswer recorded `reading` from `node`'s answer: true when
- * the answer is below what the method tolerates (or a `null` for a block the chain has) and a
- * node known to be at or past it can still take the request — in any tier: a stale answer is
- * worth nothing to the client.
+ * the answer is more than STALE_ALLOWANCE below what the method tolerates (or a `null` for a
+ * block the chain has) and a node known to be at or past it can still take the request — in
+ * any tier: a stale answer is worth nothing to the client. For eth_getLogs (whose answer may
+ * show no block at all) it is the node's known head that is judged: a node found behind the
+ * filter's `toBlock` (or the head, for `latest`) answered short.
  */
 export function staleAnswer(
   chain: ChainState,
@@ -106,6 +126,7 @@ export function staleAnswer(
   now: number,
 ): boolean {
   const heads = methodHeads(candidate.methodId)!;
+  if (heads.blockParam === LOGS_FILTER) return staleLogs(chain, node, candidate, round, now);
   const slot = reading.slot;
   let need: number;
   if (reading.bound === Bound.below) {
@@ -115,10 +136,30 @@ export function staleAnswer(
     need = reading.value;
   } else if (reading.bound === Bound.exact) {
     need = needOf(chain, heads, slot, candidate.requestBody, now);
-    if (need < 0 || reading.value >= need) return false;
+    // Honest nodes differ by a slot or two: within the allowance the answer is relayed, so a
+    // head method at tolerance 0 does not pay for a retry that gains nothing.
+    if (need < 0 || reading.value >= need - STALE_ALLOWANCE[heads.family]) return false;
   } else {
     return false;
   }
+  return fresherNode(chain, node, candidate, round, slot, need, false, now) !== undefined;
+}
+
+/** staleAnswer for eth_getLogs: `node`'s known head is below the range asked. */
+function staleLogs(
+  chain: ChainState,
+  node: UpstreamNode,
+  candidate: Candidate,
+  round: AdmissionRound,
+  now: number,
+): boolean {
+  if (!chain.active) return false;
+  const heads = methodHeads(candidate.methodId)!;
+  const slot = slotOfRequest(heads, candidate.requestBody);
+  const own = chain.headOf(node.heads, slot, now);
+  if (own < 0) return false;
+  const need = askedOf(chain, heads, candidate.requestBody, slot, now);
+  if (need < 0 || own >= need - STALE_ALLOWANCE[heads.family]) return false;
   return fresherNode(chain, node, candidate, round, slot, need, false, now) !== undefined;
 }
 

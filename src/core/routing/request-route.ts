@@ -10,7 +10,7 @@
  * is its own admission candidate and group, its attempts' subject and first owner, the set of
  * nodes it tried (TriedNodes' slot) and, when answered, its own RouteResult.
  */
-import { Reads, methodHeads } from '../chain/method-heads.js';
+import { LOGS_FILTER, Reads, methodHeads } from '../chain/method-heads.js';
 import { readAnswer } from '../chain/read-heads.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
@@ -171,19 +171,17 @@ export abstract class RequestRoute
     }
     const now = attempt.endedAt;
     const node = attempt.node;
-    if (
-      !readAnswer(
-        chain,
-        node.heads,
-        heads,
-        this.request.body,
-        body,
-        verdict.kind !== 'success',
-        now,
-      )
-    ) {
-      return false;
-    }
+    const found = readAnswer(
+      chain,
+      node.heads,
+      heads,
+      this.request.body,
+      body,
+      verdict.kind !== 'success',
+      now,
+    );
+    // eth_getLogs is judged by the node's known head even when its answer shows no block.
+    if (!found && heads.blockParam !== LOGS_FILTER) return false;
     if (verdict.kind !== 'success' || !staleAnswer(chain, node, this, this.round, now))
       return false;
     node.metrics.staleAnswer?.(attempt.credits);

@@ -11,6 +11,10 @@
  *               (at most MAX_BACKFILL_BLOCKS)
  *   evmLogs     eth_getLogs with the subscription's filter over the same range
  *   account     getAccountInfo: sent when the account changed during the gap
+ * The head a newHeads or logs fill goes up to is a routed `eth_blockNumber` — routing already
+ * judges that answer against the one chain tracker (a lagging node's head is not relayed while
+ * a fresher node can answer) — and, when that call fails, the tracker's own head if a node
+ * showed it within HEAD_FRESH_MS (chain/chain-state.ts `recentHead`).
  * Slot-like streams need no fill: a missed slot is history, and the filter keeps the stream
  * from going backwards or repeating. Program, logs (Solana), block and vote streams cannot be
  * replayed by any standard call and are documented as such.
@@ -36,6 +40,14 @@ const COMMITMENT_RANK: Record<string, number> = { processed: 0, confirmed: 1, fi
 /** A routed call: the parsed `result`. */
 export type RouterCall = (method: string, paramsJson: string) => Promise<unknown>;
 
+/** The EVM latest head the chain tracker knows fresh, or -1. */
+export type KnownHead = () => number;
+
+/** How recent the tracker's newest EVM head sample must be to count. */
+export const HEAD_FRESH_MS = 2000;
+
+const UNKNOWN_HEAD: KnownHead = () => -1;
+
 function deliverJson(sub: SharedSubscription, value: unknown): void {
   sub.deliver(Buffer.from(JSON.stringify(value)), value, true);
 }
@@ -51,9 +63,21 @@ function quantity(n: number): string {
   return `0x${n.toString(16)}`;
 }
 
-async function headNumber(call: RouterCall): Promise<number> {
-  const head = await call('eth_blockNumber', '[]');
-  return typeof head === 'string' ? Number.parseInt(head, 16) : NaN;
+async function headNumber(call: RouterCall, known: KnownHead): Promise<number> {
+  let asked = NaN;
+  try {
+    const head = await call('eth_blockNumber', '[]');
+    asked = typeof head === 'string' ? Number.parseInt(head, 16) : NaN;
+  } catch (err) {
+    const tracked = known();
+    if (tracked < 0) throw err;
+    return tracked;
+  }
+  if (Number.isNaN(asked)) {
+    const tracked = known();
+    if (tracked >= 0) return tracked;
+  }
+  return asked;
 }
 
 async function fillSignature(sub: SharedSubscription, call: RouterCall): Promise<number> {
@@ -74,10 +98,14 @@ async function fillSignature(sub: SharedSubscription, call: RouterCall): Promise
   return 1;
 }
 
-async function fillHeads(sub: SharedSubscription, call: RouterCall): Promise<number> {
+async function fillHeads(
+  sub: SharedSubscription,
+  call: RouterCall,
+  known: KnownHead,
+): Promise<number> {
   const last = sub.filter.last;
   if (last === undefined) return 0;
-  const head = await headNumber(call);
+  const head = await headNumber(call, known);
   const to = Math.min(head, last + MAX_BACKFILL_BLOCKS);
   let sent = 0;
   for (let n = last + 1; n <= to; n++) {
@@ -93,10 +121,14 @@ async function fillHeads(sub: SharedSubscription, call: RouterCall): Promise<num
   return sent;
 }
 
-async function fillLogs(sub: SharedSubscription, call: RouterCall): Promise<number> {
+async function fillLogs(
+  sub: SharedSubscription,
+  call: RouterCall,
+  known: KnownHead,
+): Promise<number> {
   const from = sub.filter.last ?? sub.anchor;
   if (from === undefined) return 0;
-  const head = await headNumber(call);
+  const head = await headNumber(call, known);
   const to = Math.min(head, from + MAX_BACKFILL_BLOCKS);
   if (to < from) return 0;
   const filter = { ...configOf(sub), fromBlock: quantity(from), toBlock: quantity(to) };
@@ -119,14 +151,18 @@ async function fillAccount(sub: SharedSubscription, call: RouterCall): Promise<n
 }
 
 /** Fills the gap of `sub` (just moved); resolves with the notifications sent. */
-export function fillGap(sub: SharedSubscription, call: RouterCall): Promise<number> {
+export function fillGap(
+  sub: SharedSubscription,
+  call: RouterCall,
+  known: KnownHead = UNKNOWN_HEAD,
+): Promise<number> {
   switch (sub.spec.kind) {
     case 'signature':
       return fillSignature(sub, call);
     case 'newHeads':
-      return fillHeads(sub, call);
+      return fillHeads(sub, call, known);
     case 'evmLogs':
-      return fillLogs(sub, call);
+      return fillLogs(sub, call, known);
     case 'account':
       return fillAccount(sub, call);
     default:

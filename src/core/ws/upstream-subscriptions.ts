@@ -9,16 +9,19 @@
  * kit stop silently; a voluntary move with nowhere to go leaves the subscription where it is.
  */
 import type { Logger } from 'pino';
+import { Family, Level, headSlot } from '../chain/chain-state.js';
 import { readStreamHead } from '../chain/stream-heads.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { errorFault } from '../protocol/upstream-errors.js';
 import type { RouteContext } from '../routing/route-context.js';
-import { canFillGap, fillGap, type RouterCall } from './gap-fill.js';
+import { HEAD_FRESH_MS, canFillGap, fillGap, type RouterCall } from './gap-fill.js';
 import type { SharedSubscription } from './shared-subscription.js';
 import type { SubscribeMethod } from './subscription-methods.js';
 import { UpstreamPool } from './upstream-pool.js';
 import type { SocketEnd, UpstreamSocket, UpstreamTiming } from './upstream-socket.js';
 import { placeSubscription } from './ws-admission.js';
+
+const EVM_LATEST = headSlot(Family.evm, Level.latest);
 
 /** Close codes (RFC 6455 §7.4.1 and the IANA registry): cascade is restarting. */
 export const CLOSE_SERVICE_RESTART = 1012;
@@ -270,10 +273,17 @@ export class UpstreamSubscriptions {
     socket.subscriptions.clear();
   }
 
+  /** The EVM head the one chain tracker knows fresh (gap fill asks only without it). */
+  readonly #knownHead = (): number => {
+    const chain = this.options.route.table().chain;
+    if (chain === undefined) return -1;
+    return chain.recentHead(EVM_LATEST, this.options.route.clock.now(), HEAD_FRESH_MS);
+  };
+
   async #fill(sub: SharedSubscription): Promise<void> {
     const kind = sub.spec.kind;
     try {
-      const sent = await fillGap(sub, this.options.call);
+      const sent = await fillGap(sub, this.options.call, this.#knownHead);
       this.counters.gapFills.set(kind, (this.counters.gapFills.get(kind) ?? 0) + 1);
       this.counters.gapFillNotifications += sent;
     } catch (err) {

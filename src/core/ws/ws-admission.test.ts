@@ -1,5 +1,6 @@
 /** Subscription placement and leave decisions ask the one eligibility rule (cordon included). */
 import { afterEach, describe, expect, it } from 'vitest';
+import { Bound, ChainState, Family, Level, headSlot } from '../chain/chain-state.js';
 import { ManualClock } from '../clock.js';
 import { SkipReason } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
@@ -19,6 +20,29 @@ function place(all: UpstreamNode[], excluded: UpstreamNode[] = [], mayFailOpen =
 }
 
 describe('placeSubscription', () => {
+  it('passes over a node the chain tracker knows is behind for a fresh one of its tier only', () => {
+    const chain = new ChainState();
+    const slot = headSlot(Family.evm, Level.latest);
+    const behind = nodes.make('behind');
+    const fresh = nodes.make('fresh');
+    const other = nodes.make('other', { tier: 1 });
+    const now = clock.now();
+    chain.observe(behind.node.heads, slot, 100, Bound.exact, now);
+    chain.observe(fresh.node.heads, slot, 300, Bound.exact, now);
+    chain.observe(other.node.heads, slot, 300, Bound.exact, now);
+    for (const n of [behind, fresh, other]) chain.track(n.node.heads);
+    const table = buildTable([behind.node, fresh.node, other.node], chain);
+    expect(placeSubscription(table, now, [], noSocketPenalty)).toEqual({
+      kind: 'node',
+      node: fresh.node,
+    });
+    // With the fresh node gone, the lagging node of tier 0 still beats tier 1: no spill.
+    expect(placeSubscription(table, now, [fresh.node], noSocketPenalty)).toEqual({
+      kind: 'node',
+      node: behind.node,
+    });
+  });
+
   it('passes over a cordoned node without a skip, and uses it again once uncordoned', () => {
     const a = nodes.make('a');
     const b = nodes.make('b', { tier: 1 });

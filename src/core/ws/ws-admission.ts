@@ -9,6 +9,9 @@
  *   usage past the spillover threshold                              → skip: quota_exhausted
  *   a rate token (a subscribe call counts against rps_limit)        → skip: rate_limit
  *
+ *   known to be behind (chain/chain-state.ts `lagging`) → taken only when no fresh node of
+ *                                                      its tier can be: lag never spills a tier
+ *
  * No concurrency permit is taken (the subscription door's limits): a subscription holds no
  * HTTP connection. The subscribe price is booked by the caller when it sends the call.
  */
@@ -55,9 +58,14 @@ export function placeSubscription(
 ): Placement {
   let minWait = Infinity;
   let sawPenalized = false;
+  const chain = table.chain;
+  const judge = chain !== undefined && chain.active;
   for (const failOpen of [false, true]) {
     if (failOpen && (!mayFailOpen || !sawPenalized || minWait !== Infinity)) break;
+    // The first eligible node known to be behind: used only if its tier has no fresh one.
+    let behind: UpstreamNode | undefined;
     for (const node of table.ranked) {
+      if (behind !== undefined && node.config.tier !== behind.config.tier) break;
       if (excluded.includes(node)) continue;
       const penalizedOnDoor = !failOpen && isSocketPenalized(node, now);
       const bar = eligibility(
@@ -74,6 +82,10 @@ export function placeSubscription(
         if (bar === BAR_PENALIZED) sawPenalized = true;
         continue;
       }
+      if (judge && behind === undefined && chain.lagging(node.heads, now)) {
+        behind = node;
+        continue;
+      }
       const wait = takeLimits(node, now, DOOR_SUBSCRIPTION, false);
       if (wait > 0) {
         node.metrics.skip(SkipReason.rateLimit);
@@ -81,6 +93,12 @@ export function placeSubscription(
         continue;
       }
       return { kind: 'node', node };
+    }
+    if (behind !== undefined) {
+      const wait = takeLimits(behind, now, DOOR_SUBSCRIPTION, false);
+      if (wait === 0) return { kind: 'node', node: behind };
+      behind.metrics.skip(SkipReason.rateLimit);
+      if (wait < minWait) minWait = wait;
     }
   }
   return minWait === Infinity ? { kind: 'none' } : { kind: 'wait', ms: minWait };
