@@ -139,7 +139,7 @@ describe.skipIf(missing !== undefined)(
       // A replica that stops first writes the total it last heard from Redis: wait until every
       // replica's last booking has been synced (the event, not a sleep), then stop them all.
       await expect
-        .poll(() => Number(redis.cli('GET', `e2e:usage:n:${period()}`)))
+        .poll(() => Number(redis!.cli('GET', `e2e:usage:n:${period()}`)))
         .toBe(arrivals.length);
       for (const replica of fleet) expect(await replica.process.stop('SIGTERM')).toBe(0);
       expect(Number(redis.cli('GET', `e2e:usage:n:${period()}`))).toBe(arrivals.length);
