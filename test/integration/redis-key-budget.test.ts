@@ -10,7 +10,9 @@ import { ManualClock } from '../../src/core/clock.js';
 import { coordinatedNodes } from '../../src/core/cluster/coordinated-nodes.js';
 import { RedisCoordinator, type ShareTarget } from '../../src/core/cluster/redis-coordinator.js';
 import { RedisStore, whenConnected } from '../../src/core/cluster/redis-store.js';
-import type { ClusterConfig, NodeConfig } from '../../src/core/config/types.js';
+import { readSharedUsage } from '../../src/core/cluster/shared-quota.js';
+import type { ClusterConfig, Config, NodeConfig } from '../../src/core/config/types.js';
+import { keyRowsFromFile } from '../../src/commands/quota-keys.js';
 import { ClientKeys, keyPeriods } from '../../src/core/keys/client-keys.js';
 import type { KeyState } from '../../src/core/keys/key-state.js';
 import { periodStart } from '../../src/core/quota/billing-period.js';
@@ -172,6 +174,12 @@ describe.skipIf(missing !== undefined)("a key's monthly budget, shared by replic
       expect(each.key.usage().used).toBe(BUDGET);
       expect(each.call()).toBe(false);
     }
+    // `cascade quota show` with no server on this machine reads the key's fleet total too.
+    const config = { nodes: [], keys: KEYS, cluster: clusterConfig('cli', prefix) };
+    const usage = await readSharedUsage(config as unknown as Config, new Date(WALL));
+    const [row] = keyRowsFromFile(config as unknown as Config, usage);
+    expect(usage.get('key:app')).toEqual({ used: BUDGET, periodStart: PERIOD });
+    expect(row!.name).toBe('app');
   });
 
   it('between syncs the fleet passes the budget by at most what the others booked since', async () => {
