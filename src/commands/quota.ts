@@ -16,7 +16,7 @@ import {
   type QuotaSnapshot,
 } from '../core/index.js';
 import { renderKeyRows } from './key-admin.js';
-import { keyRows, resetKey } from './quota-keys.js';
+import { keyRows, keyRowsFromFile, resetKey } from './quota-keys.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { configSource, loadOrFail as loadConfigOrFail } from './load-or-fail.js';
 import { formatCredits, renderJson, renderTable } from './output.js';
@@ -143,6 +143,7 @@ export async function runQuotaShow(options: QuotaOptions, io: CommandIo): Promis
       quotasPath,
       io,
       options.json,
+      keyRowsFromFile(config, usage),
     );
     return 0;
   }

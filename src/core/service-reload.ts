@@ -5,6 +5,7 @@
  * and the running node set stays; a success is one line saying what changed. `[server]` and
  * `[cluster]` changes need a restart and are reported, not applied.
  */
+import { keyPeriods } from './keys/client-keys.js';
 import type { Logger } from 'pino';
 import type { Config, LoadResult } from './config/types.js';
 import type { QuotaFlusher } from './quota/quota-flusher.js';
@@ -56,7 +57,10 @@ export function applyReload(
   }
   for (const warning of plan.warnings) logger.warn(`config: ${warning}`);
   target.apply(plan.next);
-  const change = target.flusher.applyNodeSet(plan.next.nodes);
+  // Client keys' counters live in the shared ledger with replicas on Redis: kept, not retired.
+  const counted =
+    plan.next.cluster?.redisUrl !== undefined ? keyPeriods(plan.next.keys?.keys ?? []) : [];
+  const change = target.flusher.applyNodeSet([...plan.next.nodes, ...counted]);
   for (const retired of change.retired) {
     logger.info(
       { node: retired.name, used: retired.used },

@@ -15,6 +15,7 @@ import {
   refreshServerLock,
   releaseServerLock,
 } from './quota/server-lock.js';
+import type { PeriodNode } from './quota/rollover.js';
 import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
 import { LocalUsageLedger, type UsageLedger } from './quota/usage-ledger.js';
 import { logRollover } from './service-logs.js';
@@ -29,6 +30,8 @@ export interface UsageStoreOptions {
   readonly quotasPath: string;
   /** The nodes in force (they change with reloads). */
   readonly nodes: NodeList;
+  /** More counters kept beside the nodes' (client keys' usage, when shared); default none. */
+  readonly counted?: () => readonly PeriodNode[];
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -55,7 +58,10 @@ export class UsageStore {
     this.flusher = new QuotaFlusher({
       ledger: this.ledger,
       path: options.quotasPath,
-      nodes: options.nodes,
+      nodes:
+        options.counted === undefined
+          ? options.nodes
+          : () => [...options.nodes(), ...options.counted!()],
       now: () => new Date(options.clock.wallNow()),
     });
   }

@@ -14,6 +14,7 @@ import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { topologyTarget } from './cluster/topology-target.js';
 import type { AdminServer } from './http/admin-server.js';
 import { ProxyServer } from './http/server.js';
+import { keyPeriods } from './keys/client-keys.js';
 import type { ProxyMetrics } from './metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
 import type { RolloverEvent } from './quota/rollover.js';
@@ -110,7 +111,18 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   let operator: LocalOperator | undefined;
   let reload: () => ReloadOutcome = () => ({ ok: false, problems: ['still starting'] });
   const nodes = () => server?.nodes() ?? config.nodes;
-  const usage = await UsageStore.open({ config, quotasPath, nodes, clock, logger });
+  // With replicas on Redis, client keys' usage is more counters in the shared ledger.
+  const keysShared = config.cluster?.redisUrl !== undefined;
+  const counted = () =>
+    keyPeriods(server?.keys.list().map((state) => state.config) ?? config.keys?.keys ?? []);
+  const usage = await UsageStore.open({
+    config,
+    quotasPath,
+    nodes,
+    ...(keysShared ? { counted } : {}),
+    clock,
+    logger,
+  });
   try {
     server = ProxyServer.create({
       config,
@@ -130,7 +142,13 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
         handleStatusRoute(req, res, path, operator, logger),
     });
     const proxy = server;
-    // Client keys' usage sits in quotas.json beside the nodes' (written by the same flusher).
+    // Client keys' usage sits in quotas.json beside the nodes' (written by the same flusher);
+    // shared with replicas, it is the shared ledger's, synced and healed as the nodes' is.
+    if (usage.shared !== undefined)
+      proxy.keys.shareUsage(usage.shared, async (name) => {
+        if (coordinator === undefined) throw new Error('not linked to the fleet yet');
+        await coordinator.reset([name]);
+      });
     proxy.keys.restoreUsage(usage.flusher.others);
     usage.flusher.attach(() => proxy.keys.usageSnapshot());
     if (wantsOperator(config.server))
@@ -139,7 +157,14 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     coordinator = await linkFleet(
       usage,
       config.cluster,
-      () => topologyTarget(proxy.topology, usage.ledger, clock, onRollover),
+      () =>
+        topologyTarget(
+          proxy.topology,
+          usage.ledger,
+          clock,
+          onRollover,
+          keysShared ? counted : undefined,
+        ),
       clock,
       logger,
     );

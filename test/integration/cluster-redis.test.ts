@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MONOTONIC_CLOCK, type Clock } from '../../src/core/clock.js';
 import { startMockNodes, type MockNode } from '../../src/mock/index.js';
+import { clientKey, keysOf } from '../support/client-keys.js';
 import { nodeConfig, priceList } from '../support/node-config.js';
 import { rpc } from '../support/proxy-harness.js';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.js';
@@ -33,6 +34,7 @@ async function fleet(
   count: number,
   node: { rpsLimit?: number; maxConcurrent?: number; monthlyLimit?: number },
   clock?: Clock,
+  keys?: Parameters<typeof startReplica>[0]['keys'],
 ): Promise<{ replicas: Replica[]; mock: MockNode }> {
   redis = await startRedis();
   mocks = await startMockNodes([{ name: 'n' }]);
@@ -50,7 +52,14 @@ async function fleet(
   });
   for (let i = 0; i < count; i++) {
     replicas.push(
-      await startReplica({ id: `r${i}`, redisUrl: redis.url, nodes: [config], prefix, clock }),
+      await startReplica({
+        id: `r${i}`,
+        redisUrl: redis.url,
+        nodes: [config],
+        prefix,
+        clock,
+        ...(keys ? { keys } : {}),
+      }),
     );
   }
   return { replicas, mock };
@@ -98,6 +107,22 @@ describe.skipIf(missing !== undefined)('replicas through Redis', () => {
     expect(mock.stats().requests).toBe(8);
     await expect.poll(() => replicas.map((r) => r.used('n'))).toEqual([8, 8]);
     expect(redis!.cli('GET', `t${prefixCount}:usage:n:${currentPeriod()}`)).toBe('8');
+  });
+
+  it('enforce one client-key budget: the call that would pass it is refused on every replica', async () => {
+    const secret = 'ck_fleet_budget_0123456789abcdefghij';
+    const keys = keysOf(clientKey('app', secret, { monthlyCredits: 6 }));
+    const { replicas, mock } = await fleet(3, {}, undefined, keys);
+    const keyed = (replica: Replica) => ({ ...replica, url: `${replica.url}/${secret}` });
+    const used = () => replicas.map((r) => r.cascade.server.keys.byName('app')!.usage().used);
+    for (const [at, replica] of replicas.entries()) {
+      for (let i = 0; i < 2; i++) expect(await post(keyed(replica), i)).toBe(200);
+      // The event, not a sleep: every replica has heard of the fleet's calls so far.
+      await expect.poll(used).toEqual([2 * (at + 1), 2 * (at + 1), 2 * (at + 1)]);
+    }
+    for (const replica of replicas) expect(await post(keyed(replica), 9)).toBe(429);
+    expect(mock.stats().requests).toBe(6);
+    expect(redis!.cli('GET', `t${prefixCount}:usage:key%3Aapp:${currentPeriod()}`)).toBe('6');
   });
 
   it('keep serving while Redis is down, and heal its lost usage when it returns empty', async () => {

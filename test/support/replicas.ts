@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../src/core/clock.js';
+import type { KeysConfig } from '../../src/core/config/key-types.js';
 import type { ClusterConfig, Config, NodeConfig } from '../../src/core/config/types.js';
 import type { Cascade } from '../../src/core/service.js';
 import { serverConfig } from './proxy-harness.js';
@@ -30,6 +31,7 @@ export interface ReplicaOptions {
   readonly quotasPath?: string;
   readonly clock?: Clock;
   readonly cluster?: Partial<ClusterConfig>;
+  readonly keys?: KeysConfig;
 }
 
 /** Starts one replica on a free port. */
@@ -51,6 +53,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     server: serverConfig({ enableMetrics: true }),
     nodes: options.nodes,
     cluster,
+    ...(options.keys ? { keys: options.keys } : {}),
   };
   const quotasPath =
     options.quotasPath ?? join(mkdtempSync(join(tmpdir(), 'cascade-replica-')), 'quotas.json');

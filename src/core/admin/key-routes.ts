@@ -72,10 +72,11 @@ export function handleKeyRoute(
     sendJson(res, 404, { error: `no key '${name}' (keys: ${known.join(', ') || 'none'})` });
     return true;
   }
+  let applied = Promise.resolve();
   if (match[2] === 'revoke') state.revoked = true;
-  else if (match[2] === 'reset') state.reset();
+  else if (match[2] === 'reset') applied = keys.resetUsage(state);
   else state.budgetOverride = Number(match[3]);
-  saved().then(
+  applied.then(saved).then(
     () => sendJson(res, 200, { key: keyRow(state) }),
     (err: unknown) =>
       sendJson(res, 500, { error: `applied but not saved: ${(err as Error).message}` }),

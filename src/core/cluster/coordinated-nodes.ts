@@ -1,5 +1,5 @@
 import type { NodeConfig } from '../config/types.js';
-import { rollover, type RolloverEvent } from '../quota/rollover.js';
+import { rollover, type PeriodNode, type RolloverEvent } from '../quota/rollover.js';
 import type { UsageLedger } from '../quota/usage-ledger.js';
 import type { CoordinatedNode } from './redis-coordinator.js';
 
@@ -13,13 +13,24 @@ export function coordinatedNodes(
   ledger: UsageLedger,
   wallNow: number,
   onRollover: (events: readonly RolloverEvent[]) => void,
+  /** More counters synced like nodes' usage, with no limits to split (client keys). */
+  counted: readonly PeriodNode[] = [],
 ): CoordinatedNode[] {
-  const events = rollover(ledger, configs, new Date(wallNow));
+  const all: readonly PeriodNode[] = counted.length === 0 ? configs : [...configs, ...counted];
+  const events = rollover(ledger, all, new Date(wallNow));
   if (events.length > 0) onRollover(events);
-  return configs.map((config) => ({
+  const nodes: CoordinatedNode[] = configs.map((config) => ({
     name: config.name,
     rpsLimit: config.rpsLimit,
     concurrentLimit: config.maxConcurrent,
     period: ledger.periodStart(config.name)!,
   }));
+  for (const { name } of counted)
+    nodes.push({
+      name,
+      rpsLimit: Infinity,
+      concurrentLimit: Infinity,
+      period: ledger.periodStart(name)!,
+    });
+  return nodes;
 }

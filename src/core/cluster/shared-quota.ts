@@ -2,12 +2,14 @@
  * `cascade quota show|reset` against the fleet's usage in Redis, when no server of this
  * machine holds the quotas file: read, or reset, each node's key of its current period.
  */
-import type { Config, NodeConfig } from '../config/types.js';
+import type { Config } from '../config/types.js';
+import { keyPeriods } from '../keys/client-keys.js';
+import type { PeriodNode } from '../quota/rollover.js';
 import { CascadeError } from '../errors.js';
 import { periodStart, utcDay } from '../quota/billing-period.js';
 import { RedisStore, whenConnected } from './redis-store.js';
 
-function periods(nodes: readonly NodeConfig[], today: Date) {
+function periods(nodes: readonly PeriodNode[], today: Date) {
   const day = utcDay(today);
   return nodes.map((node) => ({ name: node.name, period: periodStart(day, node.resetDay) }));
 }
@@ -30,13 +32,16 @@ async function withStore<T>(config: Config, use: (store: RedisStore) => Promise<
   }
 }
 
-/** The fleet's usage of every node in its current period, by name. */
+/**
+ * The fleet's usage of every node in its current period, by name — and of every client key
+ * (`key:NAME`, their budgets shared by the replicas as the nodes' usage is).
+ */
 export function readSharedUsage(
   config: Config,
   today: Date,
 ): Promise<Map<string, { used: number; periodStart: string }>> {
   return withStore(config, async (store) => {
-    const nodes = periods(config.nodes, today);
+    const nodes = periods([...config.nodes, ...keyPeriods(config.keys?.keys ?? [])], today);
     const used = await store.read(nodes);
     return new Map(
       nodes.map((node, i) => [node.name, { used: used[i]!, periodStart: node.period }]),

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { RolloverEvent } from '../quota/rollover.js';
+import type { PeriodNode, RolloverEvent } from '../quota/rollover.js';
 import type { UsageLedger } from '../quota/usage-ledger.js';
 import type { Topology } from '../routing/topology.js';
 import { coordinatedNodes } from './coordinated-nodes.js';
@@ -11,6 +11,8 @@ export function topologyTarget(
   ledger: UsageLedger,
   clock: Clock,
   onRollover: (events: readonly RolloverEvent[]) => void,
+  /** More counters to sync, with no limits (client keys' usage). */
+  counted: () => readonly PeriodNode[] = () => [],
 ): ShareTarget {
   return {
     nodes: () =>
@@ -19,6 +21,7 @@ export function topologyTarget(
         ledger,
         clock.wallNow(),
         onRollover,
+        counted(),
       ),
     takeDemand: (name) => topology.node(name)?.takeDemand() ?? { rps: 0, concurrent: 0 },
     applyShare: (name, rps, concurrent) =>

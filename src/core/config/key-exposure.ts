@@ -45,9 +45,11 @@ export function checkKeyExposure(
 export const KEY_USAGE_PREFIX = 'key:';
 
 /**
- * What keys cannot do yet, refused rather than half-done: per-key limits and budgets live in
- * one process, so several workers or replicas would each allow the whole limit. Node names
- * that look like a key's usage entry in quotas.json are refused too.
+ * What keys cannot do yet, refused rather than half-done. Replicas on Redis share a key's
+ * `monthly_credits` budget as they share nodes' usage (the same ledger, sync and heal); its
+ * rate and concurrency limits live in one process, so each replica would allow the whole
+ * limit. Several workers of one machine share no key limit yet. Node names that look like a
+ * key's usage entry in quotas.json are refused too.
  */
 export function checkKeyLimitsScope(
   keys: KeysConfig | undefined,
@@ -65,25 +67,37 @@ export function checkKeyLimitsScope(
         'rename the node',
       );
   }
-  const shared = cluster !== undefined && (cluster.workers > 1 || cluster.redisUrl !== undefined);
-  if (!shared) return;
-  const limited = (keys?.keys ?? []).find((key) => hasSharedLimit(key));
-  if (limited !== undefined) {
+  if (cluster === undefined) return;
+  if (cluster.workers > 1) {
+    const limited = (keys?.keys ?? []).find((key) => hasSharedLimit(key));
+    if (limited !== undefined)
+      problems.error(
+        file,
+        'cluster',
+        `key '${limited.name}' has per-key limits (rps_limit, max_concurrent, per_ip_rps or monthly_credits), which are not shared between workers yet`,
+        'run one process per machine (cluster.workers = 1; replicas on Redis share monthly_credits), or keep only methods/origins/params/max_batch_size/max_subscriptions on them',
+      );
+    return;
+  }
+  if (cluster.redisUrl === undefined) return;
+  const limited = (keys?.keys ?? []).find((key) => hasRateLimit(key));
+  if (limited !== undefined)
     problems.error(
       file,
       'cluster',
-      `key '${limited.name}' has per-key limits (rps_limit, max_concurrent, per_ip_rps or monthly_credits), which are not shared between workers or replicas yet`,
-      'run one process (cluster.workers = 1, no redis_url) for keys with limits, or keep only methods/origins/params/max_batch_size/max_subscriptions on them',
+      `key '${limited.name}' has rps_limit, max_concurrent or per_ip_rps, which are not shared between replicas yet (monthly_credits is)`,
+      'run one replica for keys with rate or concurrency limits, or keep monthly_credits/methods/origins/params/max_batch_size/max_subscriptions on them',
     );
-  }
 }
 
 /** Whether a key has a limit that several processes would each enforce in full. */
 export function hasSharedLimit(key: ClientKeyConfig): boolean {
+  return hasRateLimit(key) || key.monthlyCredits !== undefined;
+}
+
+/** Whether a key has a rate or concurrency limit (kept in one process, even with replicas). */
+export function hasRateLimit(key: ClientKeyConfig): boolean {
   return (
-    key.rpsLimit !== undefined ||
-    key.maxConcurrent !== undefined ||
-    key.perIpRps !== undefined ||
-    key.monthlyCredits !== undefined
+    key.rpsLimit !== undefined || key.maxConcurrent !== undefined || key.perIpRps !== undefined
   );
 }

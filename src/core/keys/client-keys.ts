@@ -9,7 +9,8 @@ import type { Clock } from '../clock.js';
 import { KEY_USAGE_PREFIX } from '../config/key-exposure.js';
 import type { KeysConfig } from '../config/key-types.js';
 import type { KeySample } from '../metrics.js';
-import type { QuotaEntry, QuotaSnapshot } from '../quota/usage-ledger.js';
+import type { PeriodNode } from '../quota/rollover.js';
+import type { QuotaEntry, QuotaSnapshot, UsageLedger } from '../quota/usage-ledger.js';
 import { FailedChecks } from './failed-checks.js';
 import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
 import { KeyState } from './key-state.js';
@@ -27,6 +28,9 @@ export class ClientKeys {
   readonly #failed = new FailedChecks();
   /** Calls without a usable key, by outcome (`keyless`, `no_key`, `unknown_key`, …). */
   readonly unkeyed = new Map<string, number>();
+  /** Replicas on Redis: the shared ledger keys' usage is counted in, and the fleet reset. */
+  #shared:
+    { readonly ledger: UsageLedger; readonly reset: (name: string) => Promise<void> } | undefined;
 
   constructor(
     keys: KeysConfig | undefined,
@@ -52,12 +56,32 @@ export class ClientKeys {
         if (state.config.sha256 !== config.sha256) state.revoked = false;
         state.reconfigure(config, now);
       }
+      if (this.#shared !== undefined && !state.shared)
+        state.share(this.#shared.ledger.counter(keyUsageName(config.name)));
       byHash.set(config.sha256, state);
       byName.set(config.name, state);
     }
     this.#byHash = byHash;
     this.#byName = byName;
     this.enabled = this.requireKey || byName.size > 0;
+  }
+
+  /**
+   * Counts every key's usage in `ledger` from now on — the ledger shared with replicas through
+   * Redis, where keys are more counters beside the nodes' (synced, saved in quotas.json and
+   * healed as theirs are). `reset` zeroes a counter fleet-wide (`quota reset --key`).
+   */
+  shareUsage(ledger: UsageLedger, reset: (name: string) => Promise<void>): void {
+    this.#shared = { ledger, reset };
+    for (const state of this.#byName.values())
+      if (!state.shared) state.share(ledger.counter(keyUsageName(state.name)));
+  }
+
+  /** Zeroes a key's usage this period: here alone, or fleet-wide when it is shared. */
+  async resetUsage(state: KeyState): Promise<void> {
+    if (state.shared && this.#shared !== undefined)
+      await this.#shared.reset(keyUsageName(state.name));
+    else state.reset();
   }
 
   /** The caller of a request presenting `presented` (undefined: no key) from `ip`. */
@@ -83,6 +107,8 @@ export class ClientKeys {
   usageSnapshot(): QuotaSnapshot {
     const entries = new Map<string, QuotaEntry>();
     for (const state of this.#byName.values()) {
+      // Shared usage is the ledger's, written with the nodes'.
+      if (state.shared) continue;
       const { used, periodStart } = state.usage();
       // Reservations of calls in flight are not credits spent yet: never saved.
       entries.set(`${KEY_USAGE_PREFIX}${state.name}`, {
@@ -96,6 +122,7 @@ export class ClientKeys {
   /** Restores every key's usage from quotas.json entries (a past period's start over at 0). */
   restoreUsage(saved: QuotaSnapshot): void {
     for (const state of this.#byName.values()) {
+      if (state.shared) continue;
       const entry = saved.get(`${KEY_USAGE_PREFIX}${state.name}`);
       if (entry !== undefined) state.restore(entry);
     }
@@ -120,6 +147,16 @@ export class ClientKeys {
   byName(name: string): KeyState | undefined {
     return this.#byName.get(name);
   }
+}
+
+/** The name a key's usage goes by in quotas.json and the shared ledger. */
+export function keyUsageName(name: string): string {
+  return `${KEY_USAGE_PREFIX}${name}`;
+}
+
+/** The keys' counters as billing periods see them (each key has its own reset day). */
+export function keyPeriods(keys: readonly { name: string; resetDay: number }[]): PeriodNode[] {
+  return keys.map((key) => ({ name: keyUsageName(key.name), resetDay: key.resetDay }));
 }
 
 /** Narrows what `identify` returned. */

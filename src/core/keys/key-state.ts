@@ -7,6 +7,7 @@
  */
 import type { ClientKeyConfig } from '../config/key-types.js';
 import { TokenBucket } from '../node/token-bucket.js';
+import type { UsageCounter } from '../quota/usage-ledger.js';
 import { nextReset, periodStart } from '../quota/billing-period.js';
 import {
   REVOKED_KEY,
@@ -37,8 +38,14 @@ export class KeyState {
   /** The budget an operator set at runtime (`key budget`); undefined = the config's. */
   budgetOverride: number | undefined;
   inFlight = 0;
-  /** Credits booked this period, including reservations of calls in flight. */
-  used = 0;
+  /** Credits booked this period, including reservations of calls in flight (see `shared`). */
+  #used = 0;
+  /**
+   * With replicas sharing usage through Redis: the key's counter in the shared ledger (the
+   * fleet's total, as nodes' counters are); settled credits are booked there, and `used` is
+   * that total plus this process's reservations. Undefined: usage lives here alone.
+   */
+  #shared: UsageCounter | undefined;
   /** Of `used`, what calls in flight reserved and have not settled. */
   reservedNow = 0;
   periodStart = '';
@@ -63,6 +70,21 @@ export class KeyState {
 
   get name(): string {
     return this.config.name;
+  }
+
+  /** Credits booked this period, including reservations of calls in flight. */
+  get used(): number {
+    return this.#shared === undefined ? this.#used : this.#shared.used + this.reservedNow;
+  }
+
+  /** Books settled usage in `counter` from now on (replicas sharing usage through Redis). */
+  share(counter: UsageCounter): void {
+    this.#shared = counter;
+  }
+
+  /** Whether usage is the fleet's, kept in the shared ledger (saved and reset there). */
+  get shared(): boolean {
+    return this.#shared !== undefined;
   }
 
   /** The budget in force; undefined = none. */
@@ -132,23 +154,22 @@ export class KeyState {
         return budgetRefused(config.name, budget, this.#nextResetDay(), this.wallNow());
     }
     this.inFlight++;
-    this.used += cheapest;
+    this.#used += cheapest;
     this.reservedNow += cheapest;
     return undefined;
   }
 
   /** A call admitted with `reserved` ended having cost `credits` (0 for cache answers). */
   settle(reserved: number, credits: number): void {
-    this.inFlight--;
-    this.reservedNow -= reserved;
-    this.used += credits - reserved;
+    this.settleMany(1, reserved, credits);
   }
 
   /** `count` admitted calls (batch elements) reserved `reserved` together and cost `credits`. */
   settleMany(count: number, reserved: number, credits: number): void {
     this.inFlight -= count;
     this.reservedNow -= reserved;
-    this.used += credits - reserved;
+    this.#used += credits - reserved;
+    if (this.#shared !== undefined && credits > 0) this.#shared.add(credits);
   }
 
   /** Usage now (the period rolled first), for quotas.json and the operator. */
@@ -160,13 +181,13 @@ export class KeyState {
   /** Restores saved usage when it belongs to the current period (else it starts at 0). */
   restore(saved: KeyUsage): void {
     this.#rollPeriod();
-    if (saved.periodStart === this.periodStart) this.used = saved.used;
+    if (saved.periodStart === this.periodStart) this.#used = saved.used;
   }
 
-  /** Zeroes the period's usage (`cascade quota reset --key`). */
+  /** Zeroes the period's usage (`cascade quota reset --key`; shared usage: see ClientKeys). */
   reset(): void {
     this.#rollPeriod();
-    this.used = 0;
+    this.#used = 0;
   }
 
   /** The first day of the next period. */
@@ -186,7 +207,8 @@ export class KeyState {
     const start = periodStart(new Date(wall), this.config.resetDay);
     if (start !== this.periodStart) {
       // Calls in flight keep their reservations; they settle into the new period.
-      this.used = this.reservedNow;
+      // (Shared usage rolls over in the ledger, as nodes' does.)
+      this.#used = this.reservedNow;
       this.periodStart = start;
     }
     this.#periodEndsAt = Date.parse(`${nextReset(start, this.config.resetDay)}T00:00:00Z`);
