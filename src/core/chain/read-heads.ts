@@ -24,10 +24,24 @@ export const reading = { slot: 0, value: -1, bound: Bound.exact as Bound };
 
 const HEADER_NOT_FOUND = Buffer.from('header not found', 'latin1');
 
+/**
+ * The last request body whose commitment was scanned, and what it was: admission and settling
+ * ask for the same request's commitment, so the second ask is one identity compare, not two
+ * more byte scans. Bodies are never written to once parsed, so the same Buffer is the same
+ * commitment.
+ */
+let lastBody: Buffer | undefined;
+let lastCommitment: Level = Level.finalized;
+
 /** The head slot a request is judged in: its family and commitment level. */
 export function slotOfRequest(heads: MethodHeads, body: Buffer | undefined): number {
   if (heads.family === Family.evm) return headSlot(Family.evm, Level.latest);
-  return headSlot(Family.solana, body === undefined ? Level.finalized : commitmentOf(body));
+  if (body === undefined) return headSlot(Family.solana, Level.finalized);
+  if (body !== lastBody) {
+    lastCommitment = commitmentOf(body);
+    lastBody = body;
+  }
+  return headSlot(Family.solana, lastCommitment);
 }
 
 /** The most a node may be behind to serve a method (slots/blocks); Infinity: not judged. */
