@@ -34,6 +34,18 @@ export interface BatchResult {
   readonly texts: readonly (string | undefined)[];
 }
 
+/** A batch none of whose elements reached routing (all cached, coalesced or refused). */
+export const NOTHING_ROUTED: BatchResult = {
+  body: '',
+  forwarded: false,
+  timedOut: false,
+  attempts: 0,
+  credits: 0,
+  nodes: [],
+  answers: [],
+  texts: [],
+};
+
 /** Request-lifetime state of a batch: its elements, and what routing them added up. */
 class BatchRoute implements BatchTotals {
   attempts = 0;

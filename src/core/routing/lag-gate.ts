@@ -16,11 +16,18 @@ import {
 } from '../chain/method-heads.js';
 import { reading, slotOfRequest, toleranceOf } from '../chain/read-heads.js';
 import { priceOf } from '../config/price-list.js';
-import { UNPRICED } from '../config/types.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { BlockTag, blockParamOf, logsToBlockOf, minContextSlotOf } from '../protocol/head-scan.js';
 import { STANDARD_METHODS } from '../protocol/method-registry.js';
 import type { AdmissionRound, Candidate } from './admission.js';
+import {
+  BAR_NONE,
+  BAR_PENALIZED,
+  DOOR_REQUEST,
+  eligibility,
+  nodeBar,
+  passedOver,
+} from './eligibility.js';
 
 /**
  * What the request itself asks for: Solana `minContextSlot`, or the EVM block it names (a
@@ -73,12 +80,13 @@ export function fresherNode(
   now: number,
 ): UpstreamNode | undefined {
   for (const other of round.nodes) {
-    if (other === node || other.retired || other.cordoned || other.heads.wrongChain) continue;
+    if (other === node) continue;
     if (sameTier && other.config.tier !== node.config.tier) continue;
     if (candidate.tried.includes(other)) continue;
-    if (!round.failOpen && other.penalty.isActive(round.startedAt)) continue;
-    if (priceOf(other.config.pricing, candidate.methodId) === UNPRICED) continue;
-    if (other.usage.used > other.config.spilloverThreshold) continue;
+    // Could it take the request at all: the one eligibility rule, as admission asks it.
+    const cost = priceOf(other.config.pricing, candidate.methodId);
+    const bar = eligibility(other, DOOR_REQUEST, round.startedAt, round.failOpen, cost);
+    if (bar !== BAR_NONE) continue;
     if (chain.headOf(other.heads, slot, now) >= need) return other;
   }
   return undefined;
@@ -181,10 +189,11 @@ export function sampleTarget(
   const old = chain.options.maxAgeMs / 2;
   let tier = -1;
   for (const node of round.ranked) {
-    if (node.retired || node.cordoned || node.heads.wrongChain) continue;
+    const bar = nodeBar(node, DOOR_REQUEST, round.startedAt, false);
+    if (passedOver(bar)) continue;
     if (tier === -1) tier = node.config.tier;
     else if (node.config.tier !== tier) break;
-    if (candidate.tried.includes(node) || node.penalty.isActive(round.startedAt)) continue;
+    if (candidate.tried.includes(node) || bar === BAR_PENALIZED) continue;
     const seen = node.heads.values[slot]! >= 0 ? node.heads.seenAt[slot]! : -Infinity;
     // The first node of the walk gets the read anyway: sampling it changes nothing.
     if (now - seen > old && node !== round.ranked[0]) return node;

@@ -14,7 +14,7 @@ import {
 import type { ResponseCache } from '../cache/response-cache.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
-import { routeBatch, type BatchResult } from '../routing/batch-route.js';
+import { NOTHING_ROUTED, routeBatch, type BatchResult } from '../routing/batch-route.js';
 import { unansweredJson } from '../routing/route-answer.js';
 import type { KeyedCaller } from './key-gate.js';
 import { serveKeyedBatch, type ServedBatch } from './serve-keyed-batch.js';
@@ -81,17 +81,6 @@ function plan(
   });
   return result;
 }
-
-const NOTHING_ROUTED: BatchResult = {
-  body: '',
-  forwarded: false,
-  timedOut: false,
-  attempts: 0,
-  credits: 0,
-  nodes: [],
-  answers: [],
-  texts: [],
-};
 
 /** Routes `indexes` of `batch` as one batch; lands led elements' answers (even on a throw). */
 async function routeSome(

@@ -9,7 +9,7 @@ import type { ForwardHeaders } from '../node/attempt-response.js';
 import { errorJson } from '../protocol/error-body.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
 import { batchRefused, type KeyRefusal } from '../keys/key-refusal.js';
-import type { BatchResult } from '../routing/batch-route.js';
+import { NOTHING_ROUTED, type BatchResult } from '../routing/batch-route.js';
 import { admitCall, type KeyedCaller } from './key-gate.js';
 import type { ServingContext } from './serving-context.js';
 
@@ -26,17 +26,6 @@ type ServeOpen = (
   headers: ForwardHeaders,
   ctx: ServingContext,
 ) => Promise<BatchResult>;
-
-const NOTHING_SERVED: BatchResult = {
-  body: '',
-  forwarded: false,
-  timedOut: false,
-  attempts: 0,
-  credits: 0,
-  nodes: [],
-  answers: [],
-  texts: [],
-};
 
 function paramsOf(element: BatchElement): () => unknown {
   return () => (element.value as { params?: unknown } | null)?.params;
@@ -55,7 +44,7 @@ export async function serveKeyedBatch(
   if (most !== undefined && batch.length > most) {
     key.count('batch_size');
     const refused = batchRefused(key.name, batch.length, most);
-    return { ...NOTHING_SERVED, refused, refusedWhole: true };
+    return { ...NOTHING_ROUTED, refused, refusedWhole: true };
   }
   const texts: (string | undefined)[] = new Array<string | undefined>(batch.length);
   const served: number[] = [];
@@ -75,7 +64,7 @@ export async function serveKeyedBatch(
       texts[index] = errorJson(admitted.code, admitted.message, element.idJson);
   });
   const admittedCount = served.filter((i) => batch[i]!.method !== undefined).length;
-  let inner = NOTHING_SERVED;
+  let inner = NOTHING_ROUTED;
   try {
     if (served.length > 0)
       inner = await serveOpen(
