@@ -106,7 +106,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       demand[node.name] = [wanted.rps, wanted.concurrent];
       const down = node.penalty.isActive(now) ? node.penalty.until - now : 0;
       const ema = node.ema.isMeasured ? node.ema.micros : -1;
-      const chain = workerNodeChain(node, table, now);
+      const chain = workerNodeChain(node, server.topology.chainOf(node), now);
       health[node.name] = chain === undefined ? [down, ema] : [down, ema, chain];
     }
     // IPC to the primary does not lose messages: each batch counts as delivered once sent.

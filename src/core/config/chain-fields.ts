@@ -68,7 +68,7 @@ export function readChainFields(
   if (expectChain !== undefined && !CHAIN_ID.test(expectChain) && !GENESIS_HASH.test(expectChain)) {
     problems.error(
       file,
-      'server.expect_chain',
+      `${r.prefix}.expect_chain`,
       `is neither a chain id nor a genesis hash: ${JSON.stringify(expectChain)}`,
       EXPECT_HINT,
     );

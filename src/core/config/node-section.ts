@@ -25,6 +25,7 @@ const NODE_KEYS = [
   'ws_url',
   'headers',
   'head_probe_seconds',
+  'account',
 ] as const;
 
 /** A node entry after its own fields are checked, before its price list is loaded. */
@@ -45,10 +46,14 @@ export interface NodeFields {
   readonly providerPricingPath: string;
   /** Ask the node its head every this many seconds (priced like any call); absent: never. */
   readonly headProbeSeconds?: number;
+  /** The `[[accounts]]` entry it bills to; absent: none. */
+  readonly account?: string;
 }
 
 /** One node entry read: its fields when all are valid, and its price list's path if readable. */
 export interface NodeEntry {
+  /** The name as written (even when other fields are wrong), for the uniqueness check. */
+  readonly name: string | undefined;
   readonly fields: NodeFields | undefined;
   /** Read even when other fields are wrong, so the price list's problems are reported too. */
   readonly providerPricingPath: string | undefined;
@@ -141,10 +146,16 @@ export function readNodeFields(
     required: false,
     hint: 'seconds between head probes (one getSlot / eth_blockNumber, booked like any call); off by default — heads come from traffic',
   });
+  const account = r.string(
+    'account',
+    false,
+    'the name of an [[accounts]] entry whose credit pool and limits this node shares',
+  );
+  // A node of an account is metered by the account; its own monthly_limit is then optional.
   const monthly = r.integer('monthly_limit', {
     min: 0,
     max: Number.MAX_SAFE_INTEGER,
-    required: true,
+    required: account === undefined,
     hint: 'credits per billing period; 0 means unmetered',
   });
   const resetDay = r.integer('reset_day', {
@@ -193,10 +204,10 @@ export function readNodeFields(
     !urls ||
     !headers ||
     tier === undefined ||
-    monthly === undefined ||
+    (monthly === undefined && account === undefined) ||
     !pricing
   ) {
-    return { fields: undefined, providerPricingPath: pricing || undefined };
+    return { name, fields: undefined, providerPricingPath: pricing || undefined };
   }
   const fields: NodeFields = {
     name,
@@ -211,9 +222,10 @@ export function readNodeFields(
     maxConnections: maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     keepAliveMs: keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
     monthlyLimit: monthly === 0 ? undefined : monthly,
+    ...(account === undefined ? {} : { account }),
     resetDay: resetDay ?? 1,
     providerPricingPath: pricing,
     ...(headProbeSeconds === undefined ? {} : { headProbeSeconds }),
   };
-  return { fields, providerPricingPath: pricing };
+  return { name, fields, providerPricingPath: pricing };
 }

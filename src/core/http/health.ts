@@ -1,5 +1,6 @@
 import type { WorkerNodeChain, WorkerNodeHealth } from '../cluster/worker-messages.js';
 import { nodeChainReport } from '../chain/chain-report.js';
+import type { ChainState } from '../chain/chain-state.js';
 import type { RoutingTable } from '../routing/routing-table.js';
 
 /** One node in GET /health. */
@@ -37,9 +38,14 @@ export interface HealthReport {
  * offer it a request); otherwise up with its latency EMA in whole milliseconds. A cordoned
  * node says so and does not count as active.
  */
-export function healthReport(table: RoutingTable, now: number): HealthReport {
+export function healthReport(
+  table: RoutingTable,
+  now: number,
+  /** The chain state a node's heads are judged in (one per chain); default the table's. */
+  chainOf: (node: RoutingTable['all'][number]) => ChainState | undefined = () => table.chain,
+): HealthReport {
   const nodes = table.all.map((node) =>
-    withChain(withCordon(nodeHealth(node, now), node.cordoned), node, table, now),
+    withChain(withCordon(nodeHealth(node, now), node.cordoned), node, chainOf(node), now),
   );
   return summarize(nodes);
 }
@@ -48,12 +54,12 @@ export function healthReport(table: RoutingTable, now: number): HealthReport {
 function withChain(
   entry: NodeHealth,
   node: RoutingTable['all'][number],
-  table: RoutingTable,
+  chain: ChainState | undefined,
   now: number,
 ): NodeHealth {
   if (node.heads.wrongChain) return { ...entry, status: 'down', wrong_chain: true };
-  if (table.chain === undefined || !table.chain.active) return entry;
-  const report = nodeChainReport(table.chain, node.heads, now);
+  if (chain === undefined || !chain.active) return entry;
+  const report = nodeChainReport(chain, node.heads, now);
   if (Object.keys(report.heads).length === 0) return entry;
   return report.lag < 0
     ? { ...entry, head: report.heads }
@@ -80,12 +86,12 @@ export type { WorkerNodeChain, WorkerNodeHealth };
 /** A worker's chain view of `node` for its sync report, or undefined (nothing known). */
 export function workerNodeChain(
   node: RoutingTable['all'][number],
-  table: RoutingTable,
+  chain: ChainState | undefined,
   now: number,
 ): WorkerNodeChain | undefined {
   if (node.heads.wrongChain) return { head: {}, lag: -1, wrongChain: true };
-  if (table.chain === undefined || !table.chain.active) return undefined;
-  const report = nodeChainReport(table.chain, node.heads, now);
+  if (chain === undefined || !chain.active) return undefined;
+  const report = nodeChainReport(chain, node.heads, now);
   if (Object.keys(report.heads).length === 0) return undefined;
   return { head: report.heads, lag: report.lag, wrongChain: false };
 }

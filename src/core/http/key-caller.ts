@@ -20,9 +20,11 @@ export function callerOf(
   req: IncomingMessage,
   keys: ClientKeys,
   trustedProxies: BlockList | undefined,
+  /** The key segment of the request's path, if it had one. */
+  pathKey: string | undefined,
 ): KeyedCaller | KeyRefusal | undefined {
   const ip = clientAddress(req, trustedProxies);
-  const who = keys.identify(presentedKey(req.url, req.headers), ip);
+  const who = keys.identify(presentedKey(pathKey, req.url, req.headers), ip);
   if (who === undefined || isRefusal(who)) {
     keys.countUnkeyed(who?.reason ?? 'keyless');
     return who;

@@ -28,10 +28,14 @@ export function quotaSamples(nodes: readonly UpstreamNode[], today: Date): Quota
 
 /** Every node's heads and lag now, for rpc_node_head and rpc_node_lag. */
 export function chainSamples(topology: Topology, now: number): ChainSample[] {
-  const chain = topology.chain;
-  if (!chain.active) return [];
-  return topology.table.all.map((node) => {
-    const report = nodeChainReport(chain, node.heads, now);
-    return { node: node.name, heads: report.heads, lag: report.lag };
-  });
+  const samples: ChainSample[] = [];
+  for (const slot of topology.slots()) {
+    const chain = slot.state;
+    if (!chain.active) continue;
+    for (const node of slot.table.all) {
+      const report = nodeChainReport(chain, node.heads, now);
+      samples.push({ node: node.name, heads: report.heads, lag: report.lag });
+    }
+  }
+  return samples;
 }

@@ -27,6 +27,11 @@ export class TokenBucket {
     return ((1 - this.#tokens) * 1000) / this.#rate;
   }
 
+  /** Returns a token taken at the last `tryTake` (a second limit refused the work after all). */
+  giveBack(): void {
+    this.#tokens = Math.min(this.#capacity, this.#tokens + 1);
+  }
+
   /** Tokens available at `now` (for tests and tables). */
   available(now: number): number {
     this.#refill(now);

@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import { AttemptOutcome } from '../metrics.js';
 import type { AttemptControl, AttemptResponse, ForwardHeaders } from '../node/attempt-response.js';
 import { penaltySeconds } from '../node/penalty.js';
+import type { ProviderAccount } from '../node/provider-account.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import type { StreamEnd } from '../node/upstream-stream.js';
 import {
@@ -90,14 +91,19 @@ export class Attempt {
   /** The transport's handle on the request in flight. */
   control: AttemptControl | undefined = undefined;
   #released = false;
+  /** The node's provider account when it was admitted: it holds one of its permits too. */
+  readonly #account: ProviderAccount | undefined;
 
-  constructor(readonly node: UpstreamNode) {}
+  constructor(readonly node: UpstreamNode) {
+    this.#account = node.account;
+  }
 
-  /** Gives the node's permit back; only the first call counts. */
+  /** Gives the node's permit (and its account's) back; only the first call counts. */
   release(): void {
     if (this.#released) return;
     this.#released = true;
     this.node.permits.release();
+    this.#account?.permits.release();
   }
 
   /**

@@ -1,0 +1,82 @@
+/**
+ * How the chains and accounts of a loaded config relate to its nodes: every config is a list
+ * of chains (the implicit one at `/` for top-level `[[nodes]]`), and the checks that tie
+ * nodes to accounts.
+ */
+import { accountUsageName } from './accounts-section.js';
+import type { ProblemList } from './problem-list.js';
+import {
+  DEFAULT_CHAIN,
+  type AccountConfig,
+  type ChainConfig,
+  type Config,
+  type NodeConfig,
+} from './types.js';
+
+/** The chains a config serves: its `[[chains]]`, or the one chain of a `[[nodes]]` config. */
+export function chainsOf(config: Config): readonly ChainConfig[] {
+  return (
+    config.chains ?? [
+      {
+        name: DEFAULT_CHAIN,
+        paths: ['/'],
+        hosts: [],
+        lag: config.server.chain,
+        routing: config.routing,
+        cache: config.cache,
+      },
+    ]
+  );
+}
+
+/** The chain a node serves. */
+export function chainOf(node: NodeConfig): string {
+  return node.chain ?? DEFAULT_CHAIN;
+}
+
+/**
+ * Every node's `account` names an `[[accounts]]` entry; an account no node names is probably a
+ * typo (a warning); no node may be named like an account's usage entry in quotas.json.
+ */
+export function checkAccountLinks(
+  accounts: readonly AccountConfig[],
+  nodes: readonly {
+    readonly name: string;
+    readonly account?: string | undefined;
+    readonly where: string;
+  }[],
+  file: string,
+  problems: ProblemList,
+): void {
+  const known = new Set(accounts.map((account) => account.name));
+  const used = new Set<string>();
+  for (const node of nodes) {
+    if (node.name.startsWith(accountUsageName('')))
+      problems.error(
+        file,
+        `${node.where}.name`,
+        `node name '${node.name}' starts with 'account:', which quotas.json keeps for provider accounts`,
+        'rename the node',
+      );
+    if (node.account === undefined) continue;
+    used.add(node.account);
+    if (!known.has(node.account))
+      problems.error(
+        file,
+        `${node.where}.account`,
+        `node '${node.name}' names account '${node.account}', which no [[accounts]] entry defines`,
+        accounts.length === 0
+          ? 'add an [[accounts]] table with that name, or remove the key'
+          : `the accounts are: ${accounts.map((a) => a.name).join(', ')}`,
+      );
+  }
+  accounts.forEach((account, index) => {
+    if (!used.has(account.name))
+      problems.warn(
+        file,
+        `accounts[${index}]`,
+        `no node names account '${account.name}': its pool and limits apply to nothing`,
+        `add account = "${account.name}" to the nodes billed to it, or remove the account`,
+      );
+  });
+}
