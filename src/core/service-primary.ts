@@ -19,6 +19,7 @@ import type { NodeView } from './admin/node-view.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import type { Config, LoadResult } from './config/types.js';
 import { coordinatedNodes } from './cluster/coordinated-nodes.js';
+import { accountEntries } from './config/config-chains.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { WorkerHub } from './cluster/worker-hub.js';
 import { WorkerAsks } from './cluster/worker-asks.js';
@@ -73,11 +74,13 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   /** The config in force: the one every worker was handed. */
   let config = options.config;
   const nodes = () => config.nodes;
-  const usage = await UsageStore.open({ config, quotasPath, nodes, clock, logger });
+  // Provider accounts' pools are metered and shared between workers beside the nodes'.
+  const metered = () => [...config.nodes, ...accountEntries(config)];
+  const usage = await UsageStore.open({ config, quotasPath, nodes: metered, clock, logger });
   const { ledger } = usage;
   const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
   const hub = new WorkerHub(ledger, () =>
-    coordinatedNodes(config.nodes, ledger, clock.wallNow(), onRollover),
+    coordinatedNodes(metered(), ledger, clock.wallNow(), onRollover),
   );
   const health = new Map<number, Record<string, WorkerNodeHealth>>();
   let coordinator: RedisCoordinator | undefined;

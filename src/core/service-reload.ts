@@ -8,6 +8,7 @@
 import { keyPeriods } from './keys/client-keys.js';
 import type { Logger } from 'pino';
 import type { Config, LoadResult } from './config/types.js';
+import { accountEntries } from './config/config-chains.js';
 import type { QuotaFlusher } from './quota/quota-flusher.js';
 import type { TopologyDiff } from './routing/topology.js';
 import { planReload } from './service-reload-plan.js';
@@ -60,7 +61,11 @@ export function applyReload(
   // Client keys' counters live in the shared ledger with replicas on Redis: kept, not retired.
   const counted =
     plan.next.cluster?.redisUrl !== undefined ? keyPeriods(plan.next.keys?.keys ?? []) : [];
-  const change = target.flusher.applyNodeSet([...plan.next.nodes, ...counted]);
+  const change = target.flusher.applyNodeSet([
+    ...plan.next.nodes,
+    ...accountEntries(plan.next),
+    ...counted,
+  ]);
   for (const retired of change.retired) {
     logger.info(
       { node: retired.name, used: retired.used },

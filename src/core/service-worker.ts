@@ -9,6 +9,7 @@
  * SIGINT/SIGTERM/SIGHUP: the primary tells it when to drain and reload, and it leaves if the
  * primary goes away.
  */
+import { accountUsageName } from './config/accounts-section.js';
 import type { Logger } from 'pino';
 import { LocalOperator } from './admin/local-operator.js';
 import type { Clock } from './clock.js';
@@ -101,6 +102,10 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     const health: Record<string, WorkerNodeHealth> = {};
     const now = clock.now();
     const table = server.topology.table;
+    for (const account of server.topology.accounts()) {
+      const wanted = account.takeDemand();
+      demand[accountUsageName(account.name)] = [wanted.rps, wanted.concurrent];
+    }
     for (const node of table.all) {
       const wanted = node.takeDemand();
       demand[node.name] = [wanted.rps, wanted.concurrent];
@@ -128,7 +133,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       ledger.settle(name, { used, epoch });
     }
     for (const [name, [rps, concurrent]] of Object.entries(state.shares)) {
-      server.topology.node(name)?.setShare(rps ?? Infinity, concurrent ?? Infinity, now);
+      server.topology.limited(name)?.setShare(rps ?? Infinity, concurrent ?? Infinity, now);
     }
     for (const [name, seconds] of state.penalties) {
       const node = server.topology.node(name);

@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { MONOTONIC_CLOCK } from './clock.js';
+import { accountEntries } from './config/config-chains.js';
 import type { Config, LoadResult } from './config/types.js';
 import { handleStatusRoute } from './admin/admin-routes.js';
 import { LocalOperator } from './admin/local-operator.js';
@@ -111,6 +112,8 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   let operator: LocalOperator | undefined;
   let reload: () => ReloadOutcome = () => ({ ok: false, problems: ['still starting'] });
   const nodes = () => server?.nodes() ?? config.nodes;
+  // Provider accounts' pools are metered beside the nodes (periods, quotas.json, thresholds).
+  const metered = () => [...nodes(), ...accountEntries(server?.config ?? config)];
   // With replicas on Redis, client keys' usage is more counters in the shared ledger.
   const keysShared = config.cluster?.redisUrl !== undefined;
   const counted = () =>
@@ -118,7 +121,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   const usage = await UsageStore.open({
     config,
     quotasPath,
-    nodes,
+    nodes: metered,
     ...(keysShared ? { counted } : {}),
     clock,
     logger,
@@ -160,6 +163,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       () =>
         topologyTarget(
           proxy.topology,
+          () => accountEntries(proxy.config),
           usage.ledger,
           clock,
           onRollover,

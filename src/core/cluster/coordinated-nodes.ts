@@ -9,7 +9,8 @@ import type { CoordinatedNode } from './redis-coordinator.js';
  * must switch keys at the boundary, not at its next quotas.json flush.
  */
 export function coordinatedNodes(
-  configs: readonly NodeConfig[],
+  /** Nodes, and provider accounts as their usage entries (`account:NAME`, config-chains.ts). */
+  configs: readonly Pick<NodeConfig, 'name' | 'resetDay' | 'rpsLimit' | 'maxConcurrent'>[],
   ledger: UsageLedger,
   wallNow: number,
   onRollover: (events: readonly RolloverEvent[]) => void,

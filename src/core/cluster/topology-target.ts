@@ -1,13 +1,16 @@
 import type { Clock } from '../clock.js';
+import type { AccountEntry } from '../config/config-chains.js';
 import type { PeriodNode, RolloverEvent } from '../quota/rollover.js';
 import type { UsageLedger } from '../quota/usage-ledger.js';
 import type { Topology } from '../routing/topology.js';
 import { coordinatedNodes } from './coordinated-nodes.js';
 import type { ShareTarget } from './redis-coordinator.js';
 
-/** This process's nodes as the Redis coordinator sees them (one process serving). */
+/** This process's nodes and accounts as the Redis coordinator sees them (one process serving). */
 export function topologyTarget(
   topology: Topology,
+  /** The provider accounts in force, as usage entries. */
+  accounts: () => readonly AccountEntry[],
   ledger: UsageLedger,
   clock: Clock,
   onRollover: (events: readonly RolloverEvent[]) => void,
@@ -17,14 +20,14 @@ export function topologyTarget(
   return {
     nodes: () =>
       coordinatedNodes(
-        topology.table.all.map((node) => node.config),
+        [...topology.table.all.map((node) => node.config), ...accounts()],
         ledger,
         clock.wallNow(),
         onRollover,
         counted(),
       ),
-    takeDemand: (name) => topology.node(name)?.takeDemand() ?? { rps: 0, concurrent: 0 },
+    takeDemand: (name) => topology.limited(name)?.takeDemand() ?? { rps: 0, concurrent: 0 },
     applyShare: (name, rps, concurrent) =>
-      topology.node(name)?.setShare(rps, concurrent, clock.now()),
+      topology.limited(name)?.setShare(rps, concurrent, clock.now()),
   };
 }

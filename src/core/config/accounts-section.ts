@@ -126,6 +126,17 @@ export function readAccountsSection(
   return accounts;
 }
 
+/** The names `[[accounts]]` entries give themselves, valid or not (nodes' links are checked against them). */
+export function writtenAccountNames(doc: Record<string, unknown>): Set<string> {
+  const section = doc.accounts;
+  if (!Array.isArray(section)) return new Set();
+  return new Set(
+    section.flatMap((entry: unknown) =>
+      isTable(entry) && typeof entry.name === 'string' ? [entry.name] : [],
+    ),
+  );
+}
+
 /** Usage-ledger name of an account's pool (quotas.json, Redis): never a node's name. */
 export function accountUsageName(name: string): string {
   return `account:${name}`;

@@ -29,6 +29,26 @@ export function chainsOf(config: Config): readonly ChainConfig[] {
   );
 }
 
+/** An account's pool as the usage ledger and quotas.json know it (`account:NAME`). */
+export interface AccountEntry {
+  readonly name: string;
+  readonly resetDay: number;
+  readonly spilloverThreshold: number;
+  readonly rpsLimit: number;
+  readonly maxConcurrent: number;
+}
+
+/** The config's accounts as usage entries beside the nodes' (periods, flushes, thresholds). */
+export function accountEntries(config: Pick<Config, 'accounts'>): AccountEntry[] {
+  return (config.accounts ?? []).map((account) => ({
+    name: accountUsageName(account.name),
+    resetDay: account.resetDay,
+    spilloverThreshold: account.spilloverThreshold,
+    rpsLimit: account.rpsLimit,
+    maxConcurrent: account.maxConcurrent,
+  }));
+}
+
 /** The chain a node serves. */
 export function chainOf(node: NodeConfig): string {
   return node.chain ?? DEFAULT_CHAIN;
@@ -40,6 +60,8 @@ export function chainOf(node: NodeConfig): string {
  */
 export function checkAccountLinks(
   accounts: readonly AccountConfig[],
+  /** Every account name written, valid or not (an invalid account is reported on its own). */
+  written: ReadonlySet<string>,
   nodes: readonly {
     readonly name: string;
     readonly account?: string | undefined;
@@ -48,7 +70,6 @@ export function checkAccountLinks(
   file: string,
   problems: ProblemList,
 ): void {
-  const known = new Set(accounts.map((account) => account.name));
   const used = new Set<string>();
   for (const node of nodes) {
     if (node.name.startsWith(accountUsageName('')))
@@ -60,7 +81,7 @@ export function checkAccountLinks(
       );
     if (node.account === undefined) continue;
     used.add(node.account);
-    if (!known.has(node.account))
+    if (!written.has(node.account))
       problems.error(
         file,
         `${node.where}.account`,

@@ -13,7 +13,7 @@ import { checkKeyExposure, checkKeyLimitsScope } from './key-exposure.js';
 import { readKeysSection } from './keys-section.js';
 import { readClusterSection } from './cluster-section.js';
 import { closestMatch } from './did-you-mean.js';
-import { readAccountsSection } from './accounts-section.js';
+import { readAccountsSection, writtenAccountNames } from './accounts-section.js';
 import { readChainsSection } from './chains-section.js';
 import { checkAccountLinks } from './config-chains.js';
 import {
@@ -177,6 +177,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
   checkNodeNames(named, file, problems);
   checkAccountLinks(
     accounts ?? [],
+    writtenAccountNames(doc),
     nodes.map((node, i) => ({
       ...node,
       where: named.find((n) => n.name === node.name)?.where ?? `nodes[${i}]`,

@@ -12,6 +12,7 @@ import type { ProxyMetrics } from '../metrics.js';
 import type { DeadlineQueue } from '../node/deadline-queue.js';
 import type { HttpTransport } from '../node/http-transport.js';
 import { ProviderAccount } from '../node/provider-account.js';
+import type { ProviderLimits } from '../node/provider-limits.js';
 import { UpstreamNode, type UsageCounter } from '../node/upstream-node.js';
 import { buildTable, type RoutingTable } from './routing-table.js';
 
@@ -127,6 +128,8 @@ export class Topology {
   /** Each chain's table and chain state (issue 26's one tracker, per chain: issue 28). */
   readonly #slots = new Map<string, ChainSlot>();
   readonly #accounts = new Map<string, ProviderAccount>();
+  /** The same accounts by usage name (`account:NAME`). */
+  readonly #accountsByUsage = new Map<string, ProviderAccount>();
 
   constructor(
     config: TopologyConfig,
@@ -171,6 +174,14 @@ export class Topology {
   /** The chain state of the chain `node` serves. */
   chainOf(node: UpstreamNode): ChainState {
     return (this.#slots.get(chainOf(node.config)) ?? this.#first()).state;
+  }
+
+  /**
+   * The limits known by a usage name: a node's, or an account's (`account:NAME`) — what
+   * workers and replicas split into shares and report demand for.
+   */
+  limited(name: string): ProviderLimits | undefined {
+    return this.#byName.get(name) ?? this.#accountsByUsage.get(name);
   }
 
   /** A provider account by name. */
@@ -270,6 +281,7 @@ export class Topology {
     const now = this.deps.clock.now();
     const keep = new Set(accounts.map((account) => account.name));
     for (const name of this.#accounts.keys()) if (!keep.has(name)) this.#accounts.delete(name);
+    this.#accountsByUsage.clear();
     for (const config of accounts) {
       const account = this.#accounts.get(config.name);
       if (account !== undefined) account.reconfigure(config, now);
@@ -277,6 +289,7 @@ export class Topology {
         const usage = this.deps.usage.counter(accountUsageName(config.name));
         this.#accounts.set(config.name, new ProviderAccount(config, usage, this.deps.clock));
       }
+      this.#accountsByUsage.set(accountUsageName(config.name), this.#accounts.get(config.name)!);
     }
   }
 
