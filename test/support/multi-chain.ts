@@ -27,6 +27,8 @@ export interface ChainSpec {
 
 export interface MultiChain {
   readonly url: string;
+  /** Rewrites config.toml for `chains` (mock URLs as started; new mock nodes are not started). */
+  rewrite(chains: readonly ChainSpec[], top?: string): void;
   readonly cascade: Cascade;
   readonly mocks: Record<string, MockNode>;
   readonly temp: TempDir;
@@ -73,15 +75,16 @@ export async function startMultiChain(
     'config.toml': configText(chains, urls, options.top ?? ''),
     'prices.toml': PRICES,
   });
+  const load = () =>
+    loadConfig({ cwd: temp.dir, configPath: 'config.toml', env: {}, registry: TEST_REGISTRY });
   const start = async () => {
-    const loaded = loadConfig({
-      cwd: temp.dir,
-      configPath: 'config.toml',
-      env: {},
-      registry: TEST_REGISTRY,
-    });
+    const loaded = load();
     if (loaded.config === undefined) throw new Error(JSON.stringify(loaded.errors));
-    return startTestCascade(loaded.config, { quotasPath: temp.path('quotas.json'), port: 0 });
+    return startTestCascade(loaded.config, {
+      quotasPath: temp.path('quotas.json'),
+      port: 0,
+      reloadSource: load,
+    });
   };
   let { cascade, logs } = await start();
   const harness: MultiChain = {
@@ -93,6 +96,9 @@ export async function startMultiChain(
     },
     mocks,
     temp,
+    rewrite(next, top = options.top ?? '') {
+      temp.write({ 'config.toml': configText(next, urls, top) });
+    },
     get logs() {
       return logs;
     },

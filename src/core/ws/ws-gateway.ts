@@ -379,7 +379,9 @@ export class WsGateway {
     caller: KeyedCaller | undefined,
     chain: ServedChain,
   ): void {
-    const sockets = this.#chains.get(chain);
+    // A chain a reload just added gets its sockets now; one it just removed is not served.
+    const served = this.options.chains.get(chain.name) === chain;
+    const sockets = served ? this.#sockets(chain) : undefined;
     if (this.#closing !== undefined || sockets === undefined) {
       ws.close(CLOSE_SERVICE_RESTART, 'cascade is restarting');
       return;
