@@ -35,6 +35,8 @@ export class ChainPaths<T> {
   readonly #byHost = new Map<string, T>();
   /** The chain at `/` when it is the only claim (every `[[nodes]]` config): no lookups. */
   readonly #only: T | undefined;
+  /** Its hit without a key. */
+  readonly #onlyHit: ChainHit<T> | undefined;
   /** Each target's hit without a key, made once: a plain request allocates nothing here. */
   readonly #plain = new Map<T, ChainHit<T>>();
 
@@ -49,6 +51,7 @@ export class ChainPaths<T> {
       claims.length === 1 && first!.hosts.length === 0 && this.#byPath.size === 1
         ? this.#byPath.get('/')
         : undefined;
+    this.#onlyHit = this.#only === undefined ? undefined : this.#plain.get(this.#only);
   }
 
   /** Every path served, for the 404 that lists them. */
@@ -60,7 +63,7 @@ export class ChainPaths<T> {
   resolve(path: string, host: string | undefined, keysOn: boolean): ChainHit<T> | undefined {
     const only = this.#only;
     if (only !== undefined) {
-      if (path === '/' || path === '/send-request') return this.#plain.get(only);
+      if (path === '/' || path === '/send-request') return this.#onlyHit;
       return this.#under(only, path, keysOn);
     }
     if (this.#byHost.size > 0 && host !== undefined) {
