@@ -80,9 +80,15 @@ export function applyReload(
     );
   }
   const details = diff.changed.length > 0 ? ` (${diff.changed.join('; ')})` : '';
+  const beyond = plan.beyondNodes.length > 0 ? `; ${plan.beyondNodes.join('; ')}` : '';
   logger.info(
-    { added: diff.added, removed: diff.removed, changed: diff.changed },
-    `config reloaded: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}${details}`,
+    {
+      added: diff.added,
+      removed: diff.removed,
+      changed: diff.changed,
+      ...(plan.beyondNodes.length > 0 ? { chains_and_accounts: plan.beyondNodes } : {}),
+    },
+    `config reloaded: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}${details}${beyond}`,
   );
   return { ok: true, diff, needsRestart };
 }

@@ -8,7 +8,7 @@
 import { readCacheSection } from './cache-section.js';
 import { CHAIN_KEYS, readChainFields } from './chain-fields.js';
 import { readNodeEntries, resolveNodes, type NodeListContext } from './node-list.js';
-import type { NodeEntry } from './node-section.js';
+import type { NamedNode, NodeEntry } from './node-section.js';
 import type { ProblemList } from './problem-list.js';
 import { readRoutingSection } from './routing-section.js';
 import { FieldReader, describeType, isTable, type Table } from './toml-fields.js';
@@ -42,7 +42,7 @@ export interface ChainsRead {
   readonly chains: ChainConfig[];
   readonly nodes: NodeConfig[];
   /** Each node entry's name and path, for the config-wide uniqueness check. */
-  readonly named: { readonly name: string | undefined; readonly where: string }[];
+  readonly named: NamedNode[];
 }
 
 /** The defaults a chain inherits from the top level. */
@@ -176,11 +176,14 @@ export function readChainsSection(
     entries.push(readChain(table, index, ctx, defaults, problems));
   });
   for (const entry of entries) {
-    const scoped = problems.under(`chains[${entry.index}]`);
-    const chain = entry.config?.name;
-    read.nodes.push(...resolveNodes(entry.nodes, ctx, scoped, chain));
+    // Price lists report problems in their own files: not under this chain's path.
+    read.nodes.push(...resolveNodes(entry.nodes, ctx, problems, entry.config?.name));
     entry.nodes.forEach((node, i) =>
-      read.named.push({ name: node.name, where: `chains[${entry.index}].nodes[${i}]` }),
+      read.named.push({
+        name: node.name,
+        account: node.account,
+        where: `chains[${entry.index}].nodes[${i}]`,
+      }),
     );
   }
   for (const entry of entries) {

@@ -4,6 +4,7 @@
  * nodes to accounts.
  */
 import { accountUsageName } from './accounts-section.js';
+import type { NamedNode } from './node-section.js';
 import type { ProblemList } from './problem-list.js';
 import {
   DEFAULT_CHAIN,
@@ -62,17 +63,13 @@ export function checkAccountLinks(
   accounts: readonly AccountConfig[],
   /** Every account name written, valid or not (an invalid account is reported on its own). */
   written: ReadonlySet<string>,
-  nodes: readonly {
-    readonly name: string;
-    readonly account?: string | undefined;
-    readonly where: string;
-  }[],
+  nodes: readonly NamedNode[],
   file: string,
   problems: ProblemList,
 ): void {
   const used = new Set<string>();
   for (const node of nodes) {
-    if (node.name.startsWith(accountUsageName('')))
+    if (node.name?.startsWith(accountUsageName('')) === true)
       problems.error(
         file,
         `${node.where}.name`,
@@ -85,7 +82,7 @@ export function checkAccountLinks(
       problems.error(
         file,
         `${node.where}.account`,
-        `node '${node.name}' names account '${node.account}', which no [[accounts]] entry defines`,
+        `node '${node.name ?? node.where}' names account '${node.account}', which no [[accounts]] entry defines`,
         accounts.length === 0
           ? 'add an [[accounts]] table with that name, or remove the key'
           : `the accounts are: ${accounts.map((a) => a.name).join(', ')}`,

@@ -15,6 +15,7 @@ import { readClusterSection } from './cluster-section.js';
 import { closestMatch } from './did-you-mean.js';
 import { readAccountsSection, writtenAccountNames } from './accounts-section.js';
 import { readChainsSection } from './chains-section.js';
+import type { NamedNode } from './node-section.js';
 import { checkAccountLinks } from './config-chains.js';
 import {
   checkNodeNames,
@@ -146,7 +147,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
   const ctx: NodeListContext = { file, env, cwd, registry, priceLists: new Map() };
   const topRouting = (list: ProblemList) => readRoutingSection(doc, file, registry, list);
   let nodes: NodeConfig[];
-  let named: { name: string | undefined; where: string }[];
+  let named: NamedNode[];
   let chains: ChainConfig[] | undefined;
   let routing: RoutingConfig | undefined;
   if (doc.chains !== undefined) {
@@ -170,7 +171,11 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
   } else {
     const entries = readNodeEntries(doc.nodes, file, env, problems);
     nodes = resolveNodes(entries, ctx, problems, undefined);
-    named = entries.map((entry, i) => ({ name: entry.name, where: `nodes[${i}]` }));
+    named = entries.map((entry, i) => ({
+      name: entry.name,
+      account: entry.account,
+      where: `nodes[${i}]`,
+    }));
     // After the price lists: the registry then knows every method a node can price.
     routing = topRouting(problems);
   }
@@ -178,10 +183,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
   checkAccountLinks(
     accounts ?? [],
     writtenAccountNames(doc),
-    nodes.map((node, i) => ({
-      ...node,
-      where: named.find((n) => n.name === node.name)?.where ?? `nodes[${i}]`,
-    })),
+    named,
     file,
     problems,
   );

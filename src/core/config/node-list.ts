@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { MethodRegistry } from '../protocol/method-registry.js';
-import { MAX_NODES, readNodeFields, type NodeEntry } from './node-section.js';
+import { MAX_NODES, readNodeFields, type NamedNode, type NodeEntry } from './node-section.js';
 import { loadPriceList } from './price-list.js';
 import type { ProblemList } from './problem-list.js';
 import { describeType, isTable } from './toml-fields.js';
@@ -104,7 +104,7 @@ export function resolveNodes(
  * admin API key everything by them. `where` gives each entry's path for the message.
  */
 export function checkNodeNames(
-  named: readonly { readonly name: string | undefined; readonly where: string }[],
+  named: readonly NamedNode[],
   file: string,
   problems: ProblemList,
 ): void {

@@ -50,10 +50,19 @@ export interface NodeFields {
   readonly account?: string;
 }
 
+/** A node entry's name and account as written, and where it is (`chains[1].nodes[0]`). */
+export interface NamedNode {
+  readonly name: string | undefined;
+  readonly account: string | undefined;
+  readonly where: string;
+}
+
 /** One node entry read: its fields when all are valid, and its price list's path if readable. */
 export interface NodeEntry {
   /** The name as written (even when other fields are wrong), for the uniqueness check. */
   readonly name: string | undefined;
+  /** The `account` as written (even when other fields are wrong), for the account links. */
+  readonly account: string | undefined;
   readonly fields: NodeFields | undefined;
   /** Read even when other fields are wrong, so the price list's problems are reported too. */
   readonly providerPricingPath: string | undefined;
@@ -207,7 +216,7 @@ export function readNodeFields(
     (monthly === undefined && account === undefined) ||
     !pricing
   ) {
-    return { name, fields: undefined, providerPricingPath: pricing || undefined };
+    return { name, account, fields: undefined, providerPricingPath: pricing || undefined };
   }
   const fields: NodeFields = {
     name,
@@ -227,5 +236,5 @@ export function readNodeFields(
     providerPricingPath: pricing,
     ...(headProbeSeconds === undefined ? {} : { headProbeSeconds }),
   };
-  return { name, fields, providerPricingPath: pricing };
+  return { name, account, fields, providerPricingPath: pricing };
 }
