@@ -1,8 +1,10 @@
 /**
  * A provider account shared by replicas through a real Redis (issue 28), with an injected
  * wall clock: every replica sees the fleet's pool, and on the account's own reset_day every
- * replica switches the pool — not its node — to the new period's key.
+ * replica switches the pool — not its node — to the new period's key. What Redis never
+ * acknowledged of the pool is kept as `unsent` in quotas.json, as a node's is.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MONOTONIC_CLOCK, type Clock } from '../../src/core/clock.js';
 import type { AccountConfig } from '../../src/core/config/types.js';
@@ -41,6 +43,16 @@ const ACCOUNT: AccountConfig = {
   spilloverThreshold: 1000,
 };
 
+function billedNode(url: string) {
+  return nodeConfig({
+    name: 'n',
+    url,
+    redactedUrl: url,
+    account: 'shared',
+    pricing: priceList({}, 1),
+  });
+}
+
 async function post(replica: Replica, id: number): Promise<number> {
   const response = await fetch(replica.url, {
     method: 'POST',
@@ -57,13 +69,7 @@ describe.skipIf(missing !== undefined)('a provider account shared through Redis'
     const clock: Clock = { ...MONOTONIC_CLOCK, wallNow: () => wall };
     redis = await startRedis();
     mocks = await startMockNodes([{ name: 'n' }]);
-    const node = nodeConfig({
-      name: 'n',
-      url: mocks[0]!.url,
-      redactedUrl: mocks[0]!.url,
-      account: 'shared',
-      pricing: priceList({}, 1),
-    });
+    const node = billedNode(mocks[0]!.url);
     for (let i = 0; i < 3; i++)
       replicas.push(
         await startReplica({
@@ -93,5 +99,27 @@ describe.skipIf(missing !== undefined)('a provider account shared through Redis'
     ]);
     expect(redis.cli('GET', 'pa:usage:account%3Ashared:2026-08-15')).toBe('1');
     expect(redis.cli('GET', 'pa:usage:n:2026-08-01')).toBe('4');
+  });
+
+  it('writes the pool at shutdown; what Redis never acknowledged is kept as unsent', async () => {
+    redis = await startRedis();
+    mocks = await startMockNodes([{ name: 'n' }]);
+    const replica = await startReplica({
+      id: 'r0',
+      redisUrl: redis.url,
+      nodes: [billedNode(mocks[0]!.url)],
+      accounts: [ACCOUNT],
+      prefix: 'pu',
+    });
+    replicas.push(replica);
+    await redis.kill();
+    for (let i = 0; i < 2; i++) expect(await post(replica, i)).toBe(200);
+    await replica.cascade.close();
+    const file = JSON.parse(readFileSync(replica.cascade.quotasPath, 'utf8')) as Record<
+      string,
+      { used: number; unsent?: number }
+    >;
+    expect(file['account:shared']).toMatchObject({ used: 2, unsent: 2 });
+    expect(file.n).toMatchObject({ used: 2, unsent: 2 });
   });
 });
