@@ -70,8 +70,11 @@ function quotas(h: MultiChain): Record<string, { used: number; period_start: str
   >;
 }
 
-/** Read first, so it lands in the harness's [server] table: answers name their node. */
-const HEADERS = 'routing_headers = true\n';
+/**
+ * Read first, so it lands in the harness's [server] table: answers name their node, and
+ * budgets no busy machine exhausts (an attempt timed out would be sent again elsewhere).
+ */
+const HEADERS = 'routing_headers = true\nrequest_timeout_ms = 30000\nattempt_timeout_ms = 15000\n';
 
 describe('provider accounts across a reload', () => {
   it('keep their pool and period when their limits change; the spill follows the new threshold', async () => {
