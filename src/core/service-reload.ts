@@ -8,6 +8,7 @@
 import { keyPeriods } from './keys/client-keys.js';
 import type { Logger } from 'pino';
 import type { Config, LoadResult } from './config/types.js';
+import { accountNameOf } from './config/accounts-section.js';
 import { accountEntries } from './config/config-chains.js';
 import type { QuotaFlusher } from './quota/quota-flusher.js';
 import type { TopologyDiff } from './routing/topology.js';
@@ -31,6 +32,21 @@ export interface ReloadTarget {
   apply(next: Config): void;
   /** Keeps quotas.json to the node set in force. */
   readonly flusher: QuotaFlusher;
+}
+
+/** One line per usage entry a reload removed: a node's, or a provider account's pool. */
+function logRetired(logger: Logger, name: string, used: number): void {
+  const account = accountNameOf(name);
+  if (account === undefined)
+    logger.info(
+      { node: name, used },
+      'node removed; its usage leaves quotas.json at the next write',
+    );
+  else
+    logger.info(
+      { account, used },
+      'account removed; its usage leaves quotas.json at the next write',
+    );
 }
 
 /** The answer to a reload asked while the service shuts down. */
@@ -66,12 +82,7 @@ export function applyReload(
     ...accountEntries(plan.next),
     ...counted,
   ]);
-  for (const retired of change.retired) {
-    logger.info(
-      { node: retired.name, used: retired.used },
-      'node removed; its usage leaves quotas.json at the next write',
-    );
-  }
+  for (const retired of change.retired) logRetired(logger, retired.name, retired.used);
   const { diff, needsRestart } = plan;
   if (needsRestart.length > 0) {
     logger.warn(

@@ -36,7 +36,11 @@ function accountChains(account: string): Promise<MultiChain> {
       },
     ],
     {
-      top: `[cache]\nenabled = false\ncoalesce = false\n[[accounts]]\nname = "shared"\n${account}\n`,
+      // Budgets no busy machine exhausts (these lines land in [server]): an attempt that timed
+      // out would be sent again to the backup, and the counts below would not add up.
+      top:
+        'request_timeout_ms = 30000\nattempt_timeout_ms = 15000\n' +
+        `[cache]\nenabled = false\ncoalesce = false\n[[accounts]]\nname = "shared"\n${account}\n`,
     },
   );
 }

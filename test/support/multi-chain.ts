@@ -3,6 +3,7 @@
  * `cascade serve` loads it, in front of mock nodes (and whatever real nodes a test brings).
  * Each chain's nodes are mock nodes unless a node names its own `url`.
  */
+import type { Clock } from '../../src/core/clock.js';
 import { loadConfig } from '../../src/core/config/load-config.js';
 import { startMockNodes, type MockNode } from '../../src/mock/index.js';
 import type { Cascade } from '../../src/core/service.js';
@@ -27,8 +28,6 @@ export interface ChainSpec {
 
 export interface MultiChain {
   readonly url: string;
-  /** Rewrites config.toml for `chains` (mock URLs as started; new mock nodes are not started). */
-  rewrite(chains: readonly ChainSpec[], top?: string): void;
   readonly cascade: Cascade;
   readonly mocks: Record<string, MockNode>;
   readonly temp: TempDir;
@@ -37,6 +36,11 @@ export interface MultiChain {
   post(path: string, body: unknown): Promise<{ status: number; json: unknown; headers: Headers }>;
   /** Stops cascade (the final quotas.json write) and keeps the mocks. */
   stopCascade(): Promise<void>;
+  /**
+   * Rewrites config.toml for `chains` (nodes among the started mocks, or with a `url`) and
+   * `top`; `cascade.reload()` then reads it as SIGHUP does.
+   */
+  rewrite(chains: readonly ChainSpec[], top?: string): void;
   close(): Promise<void>;
 }
 
@@ -64,7 +68,7 @@ function configText(
 /** Starts mock nodes for every node without a url, then cascade on a config naming them. */
 export async function startMultiChain(
   chains: readonly ChainSpec[],
-  options: { readonly top?: string; readonly temp?: TempDir } = {},
+  options: { readonly top?: string; readonly temp?: TempDir; readonly clock?: Clock } = {},
 ): Promise<MultiChain> {
   const temp = options.temp ?? makeTempDir('cascade-chains-');
   const mockSpecs = chains.flatMap((chain) => chain.nodes.filter((node) => node.url === undefined));
@@ -84,6 +88,7 @@ export async function startMultiChain(
       quotasPath: temp.path('quotas.json'),
       port: 0,
       reloadSource: load,
+      ...(options.clock ? { clock: options.clock } : {}),
     });
   };
   let { cascade, logs } = await start();
@@ -96,9 +101,6 @@ export async function startMultiChain(
     },
     mocks,
     temp,
-    rewrite(next, top = options.top ?? '') {
-      temp.write({ 'config.toml': configText(next, urls, top) });
-    },
     get logs() {
       return logs;
     },
@@ -117,6 +119,9 @@ export async function startMultiChain(
     },
     async stopCascade() {
       await cascade.close();
+    },
+    rewrite(next, top = options.top ?? '') {
+      temp.write({ 'config.toml': configText(next, urls, top) });
     },
     async close() {
       await cascade.close();

@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../src/core/clock.js';
 import type { KeysConfig } from '../../src/core/config/key-types.js';
-import type { ClusterConfig, Config, NodeConfig } from '../../src/core/config/types.js';
+import type {
+  AccountConfig,
+  ClusterConfig,
+  Config,
+  NodeConfig,
+} from '../../src/core/config/types.js';
 import type { Cascade } from '../../src/core/service.js';
 import { serverConfig } from './proxy-harness.js';
 import { startTestCascade } from './test-cascade.js';
@@ -32,6 +37,8 @@ export interface ReplicaOptions {
   readonly clock?: Clock;
   readonly cluster?: Partial<ClusterConfig>;
   readonly keys?: KeysConfig;
+  /** Provider accounts the nodes name (`account`). */
+  readonly accounts?: readonly AccountConfig[];
 }
 
 /** Starts one replica on a free port. */
@@ -54,6 +61,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     nodes: options.nodes,
     cluster,
     ...(options.keys ? { keys: options.keys } : {}),
+    ...(options.accounts ? { accounts: options.accounts } : {}),
   };
   const quotasPath =
     options.quotasPath ?? join(mkdtempSync(join(tmpdir(), 'cascade-replica-')), 'quotas.json');

@@ -141,3 +141,9 @@ export function writtenAccountNames(doc: Record<string, unknown>): Set<string> {
 export function accountUsageName(name: string): string {
   return `account:${name}`;
 }
+
+/** The account a usage-ledger name is the pool of, or undefined for a node's (or a key's) name. */
+export function accountNameOf(usageName: string): string | undefined {
+  const prefix = accountUsageName('');
+  return usageName.startsWith(prefix) ? usageName.slice(prefix.length) : undefined;
+}

@@ -180,13 +180,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
     routing = topRouting(problems);
   }
   checkNodeNames(named, file, problems);
-  checkAccountLinks(
-    accounts ?? [],
-    writtenAccountNames(doc),
-    named,
-    file,
-    problems,
-  );
+  checkAccountLinks(accounts ?? [], writtenAccountNames(doc), named, file, problems);
   checkKeyLimitsScope(
     keys,
     cluster,

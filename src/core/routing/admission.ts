@@ -171,7 +171,7 @@ export function admit(
       attempt = new Attempt(node);
       held = HELD_NONE;
     }
-    node.usage.add(cost);
+    attempt.usage.add(cost);
     attempt.credits += cost;
     attempt.taken++;
     candidate.tried.push(node);

@@ -11,7 +11,7 @@ import { AttemptOutcome } from '../metrics.js';
 import type { AttemptControl, AttemptResponse, ForwardHeaders } from '../node/attempt-response.js';
 import { penaltySeconds } from '../node/penalty.js';
 import type { ProviderAccount } from '../node/provider-account.js';
-import type { UpstreamNode } from '../node/upstream-node.js';
+import type { UpstreamNode, UsageCounter } from '../node/upstream-node.js';
 import type { StreamEnd } from '../node/upstream-stream.js';
 import {
   BODY_ERROR,
@@ -93,9 +93,16 @@ export class Attempt {
   #released = false;
   /** The node's provider account when it was admitted: it holds one of its permits too. */
   readonly #account: ProviderAccount | undefined;
+  /**
+   * Where its credits were booked: the node's usage as billed when it was admitted. A reload
+   * may bill the node to another account meanwhile; a refund must reach the pool that was
+   * charged, not the new one.
+   */
+  readonly usage: UsageCounter;
 
   constructor(readonly node: UpstreamNode) {
     this.#account = node.account;
+    this.usage = node.usage;
   }
 
   /** Gives the node's permit (and its account's) back; only the first call counts. */
@@ -222,8 +229,7 @@ function onResponse(response: AttemptResponse, attempt: Attempt): void {
   else attempt.release();
   // Never written to a connection (refused, or given up while waiting for one): the
   // provider saw nothing and bills nothing, so neither do we.
-  if (response.kind === 'transport_error' && !response.sent)
-    attempt.node.usage.add(-attempt.credits);
+  if (response.kind === 'transport_error' && !response.sent) attempt.usage.add(-attempt.credits);
   const subject = attempt.subject!;
   const now = subject.ctx.clock.now();
   attempt.endedAt = now;
