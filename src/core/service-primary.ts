@@ -14,6 +14,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import { handleStatusRoute } from './admin/admin-routes.js';
+import { fleetKeyAdmin } from './admin/fleet-keys.js';
 import { FleetOperator } from './admin/fleet-operator.js';
 import type { NodeView } from './admin/node-view.js';
 import { MONOTONIC_CLOCK } from './clock.js';
@@ -31,6 +32,7 @@ import type { AdminServer } from './http/admin-server.js';
 import { fleetHealthReport, type WorkerNodeHealth } from './http/health.js';
 import { DRAIN_TIMEOUT_MS } from './http/server.js';
 import type { ClusterSample } from './metrics.js';
+import { ClientKeys, keyPeriods } from './keys/client-keys.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import type { RolloverEvent } from './quota/rollover.js';
 import { startAdminSurface, statusOnMetricsPort } from './service-admin.js';
@@ -73,12 +75,19 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   /** The config in force: the one every worker was handed. */
   let config = options.config;
   const nodes = () => config.nodes;
-  const usage = await UsageStore.open({ config, quotasPath, nodes, clock, logger });
+  // Client keys' usage is more counters in this ledger, booked by every worker (workers.md).
+  const counted = () => keyPeriods(config.keys?.keys ?? []);
+  const usage = await UsageStore.open({ config, quotasPath, nodes, counted, clock, logger });
   const { ledger } = usage;
   const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
   const hub = new WorkerHub(ledger, () =>
-    coordinatedNodes(config.nodes, ledger, clock.wallNow(), onRollover),
+    coordinatedNodes(config.nodes, ledger, clock.wallNow(), onRollover, counted()),
   );
+  const keys = new ClientKeys(config.keys, config.server.requireKey === true, clock);
+  keys.shareUsage(ledger, async (name) => {
+    await coordinator?.reset([name]);
+    ledger.reset(name);
+  });
   const health = new Map<number, Record<string, WorkerNodeHealth>>();
   let coordinator: RedisCoordinator | undefined;
   let admin: AdminServer | undefined;
@@ -92,6 +101,11 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const asks = new WorkerAsks();
   const live = (): Worker[] =>
     Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
+  const keyAdmin = fleetKeyAdmin(keys, {
+    tellOverrides: (overrides) =>
+      asks.ask(live(), (id): PrimaryCommand => ({ t: 'keys', id, ...overrides }), tell),
+    askActivity: () => asks.ask(live(), (id): PrimaryCommand => ({ t: 'keyview', id }), tell),
+  });
   const operator = new FleetOperator({
     nodes,
     used: (name) => ledger.counter(name).used,
@@ -117,6 +131,8 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const onMessage = (worker: Worker, message: WorkerMessage): void => {
     if (message.t === 'hello') {
       tell(worker, { t: 'start', config });
+      // A worker (re)started after a revoke or a budget change starts with them.
+      tell(worker, { t: 'keys', ...keys.overrides() });
     } else if (message.t === 'sync') {
       health.set(worker.id, message.health);
       operator.penalties(message.penalties);
@@ -161,6 +177,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
       coordinator,
       operator,
       logger,
+      keys: keyAdmin,
     });
     usage.claim(admin?.port);
     const { enableMetrics, metricsPort } = config.server;
@@ -199,11 +216,13 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     running: () => config,
     apply: (next: Config): void => {
       config = next;
+      keys.reconfigure(next.keys);
       operator.retain();
       for (const worker of Object.values(cluster.workers ?? {}))
         if (worker) tell(worker, { t: 'reload', config: next });
     },
     flusher: usage.flusher,
+    keysInLedger: true,
   };
   function reload(): ReloadOutcome {
     return closing ? reloadWhileClosing(logger) : applyReload(target, logger, options.reloadSource);

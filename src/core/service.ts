@@ -164,6 +164,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
           clock,
           onRollover,
           keysShared ? counted : undefined,
+          proxy.keys,
         ),
       clock,
       logger,
@@ -179,7 +180,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       coordinator,
       operator,
       logger,
-      keys: proxy.keys,
+      keys: { keys: proxy.keys },
     });
     usage.claim(admin?.port);
   } catch (err) {
