@@ -51,6 +51,11 @@ export class KeyLimits {
     this.#apply(now);
   }
 
+  /** The share in force (undefined: this process alone enforces the whole limits). */
+  get share(): KeyShare | undefined {
+    return this.#share;
+  }
+
   /** Whether the key has any limit here (unlimited keys report no demand). */
   get limited(): boolean {
     const config = this.#config;
