@@ -4,7 +4,7 @@
  * and one Map lookup per call, and a comparison whose time says nothing about how much of a
  * guess was right. With no keys configured `enabled` is false and no door does anything else.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { KEY_USAGE_PREFIX } from '../config/key-exposure.js';
 import type { ClientKeyConfig, KeysConfig } from '../config/key-types.js';
@@ -113,7 +113,8 @@ export class ClientKeys {
     const now = this.clock.now();
     const wait = this.#failed.waitOf(ip, now);
     if (wait > 0) return failedChecks(wait);
-    const state = this.#byHash.get(createHash('sha256').update(presented, 'utf8').digest('hex'));
+    // crypto.hash: one call, no Hash object (a third of createHash's cost for a key's length).
+    const state = this.#byHash.get(hash('sha256', presented, 'hex'));
     if (state === undefined || state.revoked) {
       this.#failed.failed(ip, now);
       return state === undefined ? UNKNOWN_KEY : REVOKED_KEY;

@@ -46,8 +46,10 @@ export class KeyState {
   reservedNow = 0;
   periodStart = '';
   #periodEndsAt = -Infinity;
-  /** Calls by outcome (`allowed` or a refusal reason): rpc_key_requests_total. */
-  readonly counts = new Map<string, number>();
+  /** Calls allowed (the common outcome: a field, not a Map update per call). */
+  #allowed = 0;
+  /** Calls refused, by reason. */
+  readonly #refused = new Map<string, number>();
 
   constructor(
     config: ClientKeyConfig,
@@ -101,7 +103,16 @@ export class KeyState {
   }
 
   count(outcome: string): void {
-    this.counts.set(outcome, (this.counts.get(outcome) ?? 0) + 1);
+    if (outcome === 'allowed') this.#allowed++;
+    else this.#refused.set(outcome, (this.#refused.get(outcome) ?? 0) + 1);
+  }
+
+  /** Calls by outcome (`allowed` or a refusal reason): rpc_key_requests_total. */
+  get counts(): ReadonlyMap<string, number> {
+    const counts = new Map<string, number>();
+    if (this.#allowed > 0) counts.set('allowed', this.#allowed);
+    for (const [reason, count] of this.#refused) counts.set(reason, count);
+    return counts;
   }
 
   /** Whether pages of `origin` may use the key (no list: any caller). */

@@ -53,7 +53,9 @@ export function presentedKey(
   const raw = url ?? '/';
   const query = raw.indexOf('?');
   const path = query === -1 ? raw : raw.slice(0, query);
-  return proxyPathOf(path, true)?.key ?? queryKey(raw) ?? headerKey(headers);
+  // The path's key without building a ProxyPath: this runs on every keyed call.
+  const inPath = PLAIN_PATHS.has(path) ? undefined : KEY_SEGMENT.exec(path)?.[1];
+  return inPath ?? queryKey(raw) ?? headerKey(headers);
 }
 
 /** `url` with any key cut out (path segment or `api-key`), safe to log. */
