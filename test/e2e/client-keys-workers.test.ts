@@ -139,13 +139,22 @@ describe('client keys with --workers 2', { timeout: 180_000 }, () => {
     const refusedBy = pidsThatLogged(proxy!.output().slice(logged), (e) => e.key === 'web');
     expect(refusedBy.size).toBe(2);
     // Every credit the workers booked reached the primary's ledger and quotas.json.
+    const list = await cli('key', 'list', '--json');
+    const rows = (JSON.parse(list.stdout) as { keys: Array<{ name: string; used: number }> }).keys;
+    expect(rows.find((row) => row.name === 'web')!.used).toBe(served);
+
+    // A reset on the primary reaches every worker (at its next report, within 50 ms).
+    expect((await cli('quota', 'reset', '--key', 'web')).code).toBe(0);
+    await expect.poll(async () => (await call(port, WEB)).status).toBe(200);
+    // One at a time: the key's max_concurrent of 4 is split 2 + 2 between the workers.
+    for (let i = 0; i < 4; i++) expect((await call(port, WEB)).status).toBe(200);
     expect(await proxy!.stop('SIGTERM')).toBe(0);
     const usage = JSON.parse(readFileSync(temp!.path('quotas.json'), 'utf8')) as Record<
       string,
       { used: number }
     >;
-    expect(usage['key:web']!.used).toBe(served);
-    expect((await upstream.report()).arrivals.length - before).toBe(served);
+    expect(usage['key:web']!.used).toBe(5);
+    expect((await upstream.report()).arrivals.length - before).toBe(served + 5);
   });
 
   it('revokes and re-budgets a key on every worker before the command returns', async () => {
