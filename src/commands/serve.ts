@@ -5,9 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import {
   MethodRegistry,
-  UsageError,
   exposureWarning,
-  hasSharedLimit,
   isLoopback,
   loadConfig,
   loadDotEnv,
@@ -40,13 +38,6 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   warnIfHostFlagExposes(config, options.host, log);
   const reloadSource = options.demo ? undefined : () => reloadWithFlags(source, options);
   const workers = workerCount(options.workers ?? config.cluster?.workers ?? 1);
-  const limited = config.keys?.keys.find(hasSharedLimit);
-  if (workers > 1 && limited !== undefined) {
-    throw new UsageError(
-      `key '${limited.name}' has per-key limits, which are not shared between workers yet`,
-      'serve it with one worker, or keep only methods/origins/params/max_batch_size/max_subscriptions on the key',
-    );
-  }
   let running = config;
   let mocks: MockNode[] = [];
   if (options.demo) ({ config: running, mocks } = await withDemoNodes(config));

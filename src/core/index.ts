@@ -28,7 +28,6 @@ export {
   type ServerConfig,
   KEY_NAME_PATTERN,
   exposureWarning,
-  hasSharedLimit,
   isLoopback,
   KEY_USAGE_PREFIX,
   keyHash,

@@ -5,12 +5,11 @@
  */
 import type { Logger } from 'pino';
 import { handleOperatorRoute } from './admin/admin-routes.js';
-import { handleKeyRoute } from './admin/key-routes.js';
+import { handleKeyRoute, type KeyAdmin } from './admin/key-routes.js';
 import type { Operator } from './admin/operator.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import type { ServerConfig } from './config/types.js';
 import { startAdminServer, type AdminServer } from './http/admin-server.js';
-import type { ClientKeys } from './keys/client-keys.js';
 import { quotaReport } from './quota/quota-report.js';
 import type { NodeList, UsageStore } from './service-usage.js';
 
@@ -24,8 +23,8 @@ export interface AdminSurfaceOptions {
   readonly coordinator: RedisCoordinator | undefined;
   /** Node rows, cordons and reload; undefined: those routes are not offered. */
   readonly operator: Operator | undefined;
-  /** The client keys of this process; undefined (the primary of `--workers`): no key routes. */
-  readonly keys?: ClientKeys | undefined;
+  /** The client keys this process answers for (the primary's: with its workers); undefined: none. */
+  readonly keys?: KeyAdmin | undefined;
   readonly logger: Logger;
 }
 

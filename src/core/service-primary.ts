@@ -14,6 +14,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import { handleStatusRoute } from './admin/admin-routes.js';
+import { fleetKeyAdmin } from './admin/fleet-keys.js';
 import { FleetOperator } from './admin/fleet-operator.js';
 import type { NodeView } from './admin/node-view.js';
 import { MONOTONIC_CLOCK } from './clock.js';
@@ -32,6 +33,7 @@ import type { AdminServer } from './http/admin-server.js';
 import { fleetHealthReport, type WorkerNodeHealth } from './http/health.js';
 import { DRAIN_TIMEOUT_MS } from './http/server.js';
 import type { ClusterSample } from './metrics.js';
+import { ClientKeys, keyPeriods } from './keys/client-keys.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import type { RolloverEvent } from './quota/rollover.js';
 import { startAdminSurface, statusOnMetricsPort } from './service-admin.js';
@@ -74,14 +76,28 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   /** The config in force: the one every worker was handed. */
   let config = options.config;
   const nodes = () => config.nodes;
-  // Provider accounts' pools are metered and shared between workers beside the nodes'.
+  // Provider accounts' pools are metered and shared between workers beside the nodes'; client
+  // keys' usage is more counters in this ledger, booked by every worker (workers.md).
   const metered = () => [...config.nodes, ...accountEntries(config)];
-  const usage = await UsageStore.open({ config, quotasPath, nodes: metered, clock, logger });
+  const counted = () => keyPeriods(config.keys?.keys ?? []);
+  const usage = await UsageStore.open({
+    config,
+    quotasPath,
+    nodes: metered,
+    counted,
+    clock,
+    logger,
+  });
   const { ledger } = usage;
   const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
   const hub = new WorkerHub(ledger, () =>
-    coordinatedNodes(metered(), ledger, clock.wallNow(), onRollover),
+    coordinatedNodes(metered(), ledger, clock.wallNow(), onRollover, counted()),
   );
+  const keys = new ClientKeys(config.keys, config.server.requireKey === true, clock);
+  keys.shareUsage(ledger, async (name) => {
+    await coordinator?.reset([name]);
+    ledger.reset(name);
+  });
   const health = new Map<number, Record<string, WorkerNodeHealth>>();
   let coordinator: RedisCoordinator | undefined;
   let admin: AdminServer | undefined;
@@ -95,6 +111,11 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const asks = new WorkerAsks();
   const live = (): Worker[] =>
     Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
+  const keyAdmin = fleetKeyAdmin(keys, {
+    tellOverrides: (overrides) =>
+      asks.ask(live(), (id): PrimaryCommand => ({ t: 'keys', id, ...overrides }), tell),
+    askActivity: () => asks.ask(live(), (id): PrimaryCommand => ({ t: 'keyview', id }), tell),
+  });
   const operator = new FleetOperator({
     nodes,
     used: (name) => ledger.counter(name).used,
@@ -120,6 +141,8 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const onMessage = (worker: Worker, message: WorkerMessage): void => {
     if (message.t === 'hello') {
       tell(worker, { t: 'start', config });
+      // A worker (re)started after a revoke or a budget change starts with them.
+      tell(worker, { t: 'keys', ...keys.overrides() });
     } else if (message.t === 'sync') {
       health.set(worker.id, message.health);
       operator.penalties(message.penalties);
@@ -164,6 +187,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
       coordinator,
       operator,
       logger,
+      keys: keyAdmin,
     });
     usage.claim(admin?.port);
     const { enableMetrics, metricsPort } = config.server;
@@ -202,11 +226,13 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     running: () => config,
     apply: (next: Config): void => {
       config = next;
+      keys.reconfigure(next.keys);
       operator.retain();
       for (const worker of Object.values(cluster.workers ?? {}))
         if (worker) tell(worker, { t: 'reload', config: next });
     },
     flusher: usage.flusher,
+    keysInLedger: true,
   };
   function reload(): ReloadOutcome {
     return closing ? reloadWhileClosing(logger) : applyReload(target, logger, options.reloadSource);

@@ -32,6 +32,8 @@ export interface ReloadTarget {
   apply(next: Config): void;
   /** Keeps quotas.json to the node set in force. */
   readonly flusher: QuotaFlusher;
+  /** Client keys' usage is counters in the ledger (the primary of `--workers`); default: with Redis. */
+  readonly keysInLedger?: boolean;
 }
 
 /** One line per usage entry a reload removed: a node's, or a provider account's pool. */
@@ -74,9 +76,9 @@ export function applyReload(
   }
   for (const warning of plan.warnings) logger.warn(`config: ${warning}`);
   target.apply(plan.next);
-  // Client keys' counters live in the shared ledger with replicas on Redis: kept, not retired.
-  const counted =
-    plan.next.cluster?.redisUrl !== undefined ? keyPeriods(plan.next.keys?.keys ?? []) : [];
+  // Client keys' counters live in the ledger with workers or replicas on Redis: kept, not retired.
+  const inLedger = target.keysInLedger ?? plan.next.cluster?.redisUrl !== undefined;
+  const counted = inLedger ? keyPeriods(plan.next.keys?.keys ?? []) : [];
   const change = target.flusher.applyNodeSet([
     ...plan.next.nodes,
     ...accountEntries(plan.next),

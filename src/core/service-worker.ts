@@ -17,6 +17,12 @@ import { MONOTONIC_CLOCK } from './clock.js';
 import { rebindConfig } from './config/config-handoff.js';
 import type { PrimaryState } from './cluster/worker-hub.js';
 import { PrimaryInbox, tellPrimary as send } from './cluster/worker-messages.js';
+import {
+  addKeyDemand,
+  applyWorkerShare,
+  handleKeyCommand,
+  shareKeysWithPrimary,
+} from './cluster/worker-keys.js';
 import { workerNodeChain, type HealthReport, type WorkerNodeHealth } from './http/health.js';
 import { ProxyServer } from './http/server.js';
 import { createPromMetrics } from './prom-metrics.js';
@@ -84,6 +90,8 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     onNodeHealth: (node, seconds) => penalties.push([node, seconds]),
     fleetView: { health: () => ask<HealthReport>('health'), metrics: () => ask<string>('metrics') },
   });
+  // Client keys spend one budget and split their limits with the other workers.
+  shareKeysWithPrimary(server.keys, ledger);
 
   // Only asked for when the primary has an admin listener.
   const operator =
@@ -114,6 +122,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       const chain = workerNodeChain(node, server.topology.chainOf(node), now);
       health[node.name] = chain === undefined ? [down, ema] : [down, ema, chain];
     }
+    addKeyDemand(server.keys, demand);
     // IPC to the primary does not lose messages: each batch counts as delivered once sent.
     const deltas = Object.fromEntries(ledger.takeDeltas().deltas);
     ledger.acknowledge();
@@ -132,9 +141,8 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     for (const [name, [used, epoch]] of Object.entries(state.totals)) {
       ledger.settle(name, { used, epoch });
     }
-    for (const [name, [rps, concurrent]] of Object.entries(state.shares)) {
-      server.topology.limited(name)?.setShare(rps ?? Infinity, concurrent ?? Infinity, now);
-    }
+    for (const [name, share] of Object.entries(state.shares))
+      applyWorkerShare(server.topology, server.keys, name, share, now);
     for (const [name, seconds] of state.penalties) {
       const node = server.topology.node(name);
       if (node === undefined) continue;
@@ -147,6 +155,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
   };
 
   inbox.handle((message) => {
+    if (handleKeyCommand(server.keys, message, send)) return;
     if (message.t === 'state') apply(message);
     else if (message.t === 'answer') asks.get(message.id)?.(message.value);
     else if (message.t === 'reload') server.reload(rebindConfig(message.config, options.registry));

@@ -168,6 +168,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
           clock,
           onRollover,
           keysShared ? counted : undefined,
+          proxy.keys,
         ),
       clock,
       logger,
@@ -183,7 +184,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       coordinator,
       operator,
       logger,
-      keys: proxy.keys,
+      keys: { keys: proxy.keys },
     });
     usage.claim(admin?.port);
   } catch (err) {

@@ -25,6 +25,8 @@ export interface CoordinatedNode {
   /** Provider limits to split (Infinity = none). */
   readonly rpsLimit: number;
   readonly concurrentLimit: number;
+  /** A per-client-IP rate to split too, by the rate's demand (client keys' per_ip_rps). */
+  readonly perIpLimit?: number;
   /** First day of its current billing period. */
   readonly period: string;
 }
@@ -34,8 +36,11 @@ export interface ShareTarget {
   nodes(): readonly CoordinatedNode[];
   /** Demand since the last call: rate tokens wanted (a count), requests wanted in flight. */
   takeDemand(name: string): { readonly rps: number; readonly concurrent: number };
-  /** This replica now enforces `rps` and `concurrent` of the node's limits. */
-  applyShare(name: string, rps: number, concurrent: number): void;
+  /**
+   * This replica now enforces `rps` and `concurrent` of the node's limits (and `perIp` of its
+   * per-IP rate, for a counter that has one).
+   */
+  applyShare(name: string, rps: number, concurrent: number, perIp?: number): void;
 }
 
 /** Syncs a joining replica waits for before it serves (its shares grow in over a few syncs). */
@@ -47,6 +52,7 @@ const STOP_SYNC_MS = 3000;
 interface Gates {
   readonly rps: ShareGate;
   readonly concurrent: ShareGate;
+  readonly perIp: ShareGate;
 }
 
 /** Coordinates this replica's limits and usage with the others through Redis. */
@@ -218,7 +224,11 @@ export class RedisCoordinator {
       const concurrent = gates.concurrent.next(
         splitLimit(node.concurrentLimit, state.concurrentDemand).get(me) ?? 0,
       );
-      this.#apply(node.name, rps, concurrent);
+      const perIp =
+        node.perIpLimit === undefined
+          ? undefined
+          : gates.perIp.next(splitLimit(node.perIpLimit, state.rpsDemand).get(me) ?? 0);
+      this.#apply(node.name, rps, concurrent, perIp);
     }
   }
 
@@ -243,30 +253,33 @@ export class RedisCoordinator {
       'cluster: Redis unreachable past the lease; each limit falls back to a fraction',
     );
     this.#fallback = true;
+    const part = (limit: number) =>
+      Number.isFinite(limit) ? Math.floor(limit * fraction) : Infinity;
     for (const node of this.target.nodes()) {
-      const rps = Number.isFinite(node.rpsLimit) ? Math.floor(node.rpsLimit * fraction) : Infinity;
-      const concurrent = Number.isFinite(node.concurrentLimit)
-        ? Math.floor(node.concurrentLimit * fraction)
-        : Infinity;
+      const rps = part(node.rpsLimit);
+      const concurrent = part(node.concurrentLimit);
+      const perIp = node.perIpLimit === undefined ? undefined : part(node.perIpLimit);
       // The fallback is safe by itself (a fixed fraction): taken at once, and the gates start
       // from it, so syncs that resume grow from there.
       this.#gates.set(node.name, {
         rps: new ShareGate(rps),
         concurrent: new ShareGate(concurrent),
+        perIp: new ShareGate(perIp ?? Infinity),
       });
-      this.#apply(node.name, rps, concurrent);
+      this.#apply(node.name, rps, concurrent, perIp);
     }
   }
 
-  #apply(name: string, rps: number, concurrent: number): void {
+  #apply(name: string, rps: number, concurrent: number, perIp: number | undefined): void {
     this.#shares.set(name, { rps, concurrent });
-    this.target.applyShare(name, rps, concurrent);
+    if (perIp === undefined) this.target.applyShare(name, rps, concurrent);
+    else this.target.applyShare(name, rps, concurrent, perIp);
   }
 
   #gatesOf(name: string): Gates {
     let gates = this.#gates.get(name);
     if (gates === undefined) {
-      gates = { rps: new ShareGate(), concurrent: new ShareGate() };
+      gates = { rps: new ShareGate(), concurrent: new ShareGate(), perIp: new ShareGate() };
       this.#gates.set(name, gates);
     }
     return gates;

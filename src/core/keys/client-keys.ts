@@ -4,14 +4,15 @@
  * and one Map lookup per call, and a comparison whose time says nothing about how much of a
  * guess was right. With no keys configured `enabled` is false and no door does anything else.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { KEY_USAGE_PREFIX } from '../config/key-exposure.js';
-import type { KeysConfig } from '../config/key-types.js';
+import type { ClientKeyConfig, KeysConfig } from '../config/key-types.js';
 import type { KeySample } from '../metrics.js';
 import type { PeriodNode } from '../quota/rollover.js';
 import type { QuotaEntry, QuotaSnapshot, UsageLedger } from '../quota/usage-ledger.js';
 import { FailedChecks } from './failed-checks.js';
+import type { KeyDemand, KeyShare } from './key-limits.js';
 import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
 import { KeyState } from './key-state.js';
 
@@ -28,7 +29,10 @@ export class ClientKeys {
   readonly #failed = new FailedChecks();
   /** Calls without a usable key, by outcome (`keyless`, `no_key`, `unknown_key`, …). */
   readonly unkeyed = new Map<string, number>();
-  /** Replicas on Redis: the shared ledger keys' usage is counted in, and the fleet reset. */
+  /**
+   * Workers or replicas: the shared ledger keys' usage is counted in (the primary's, or the one
+   * synced with Redis), and the fleet-wide reset.
+   */
   #shared:
     { readonly ledger: UsageLedger; readonly reset: (name: string) => Promise<void> } | undefined;
 
@@ -67,14 +71,33 @@ export class ClientKeys {
   }
 
   /**
-   * Counts every key's usage in `ledger` from now on — the ledger shared with replicas through
-   * Redis, where keys are more counters beside the nodes' (synced, saved in quotas.json and
-   * healed as theirs are). `reset` zeroes a counter fleet-wide (`quota reset --key`).
+   * Counts every key's usage in `ledger` from now on — the ledger shared with the primary of
+   * `--workers` or with replicas through Redis, where keys are more counters beside the nodes'
+   * (synced, saved in quotas.json and healed as theirs are). `reset` zeroes a counter
+   * fleet-wide (`quota reset --key`).
    */
   shareUsage(ledger: UsageLedger, reset: (name: string) => Promise<void>): void {
     this.#shared = { ledger, reset };
     for (const state of this.#byName.values())
       if (!state.shared) state.share(ledger.counter(keyUsageName(state.name)));
+  }
+
+  /** This process's share of the limits of the key counted as `usageName` (`key:NAME`). */
+  applyShare(usageName: string, share: KeyShare): void {
+    this.byUsageName(usageName)?.limits.setShare(share, this.clock.now());
+  }
+
+  /** What the key counted as `usageName` wanted since the last call (undefined: not a key). */
+  takeDemand(usageName: string): KeyDemand | undefined {
+    return this.byUsageName(usageName)?.limits.takeDemand();
+  }
+
+  /** Every limited key's demand since the last call, by usage name (a worker's report). */
+  demands(): Array<readonly [string, KeyDemand]> {
+    const demands: Array<readonly [string, KeyDemand]> = [];
+    for (const state of this.#byName.values())
+      if (state.limits.limited) demands.push([keyUsageName(state.name), state.limits.takeDemand()]);
+    return demands;
   }
 
   /** Zeroes a key's usage this period: here alone, or fleet-wide when it is shared. */
@@ -90,7 +113,8 @@ export class ClientKeys {
     const now = this.clock.now();
     const wait = this.#failed.waitOf(ip, now);
     if (wait > 0) return failedChecks(wait);
-    const state = this.#byHash.get(createHash('sha256').update(presented, 'utf8').digest('hex'));
+    // crypto.hash: one call, no Hash object (a third of createHash's cost for a key's length).
+    const state = this.#byHash.get(hash('sha256', presented, 'hex'));
     if (state === undefined || state.revoked) {
       this.#failed.failed(ip, now);
       return state === undefined ? UNKNOWN_KEY : REVOKED_KEY;
@@ -147,6 +171,40 @@ export class ClientKeys {
   byName(name: string): KeyState | undefined {
     return this.#byName.get(name);
   }
+
+  /** The key whose usage goes by `usageName` (`key:NAME`), if it is one of these keys. */
+  byUsageName(usageName: string): KeyState | undefined {
+    return usageName.startsWith(KEY_USAGE_PREFIX)
+      ? this.#byName.get(usageName.slice(KEY_USAGE_PREFIX.length))
+      : undefined;
+  }
+
+  /** What the operator changed at runtime (`key revoke`, `key budget`), to hand to others. */
+  overrides(): KeyOverrides {
+    const budgets: Record<string, number> = {};
+    for (const state of this.#byName.values())
+      if (state.budgetOverride !== undefined) budgets[state.name] = state.budgetOverride;
+    return {
+      revoked: this.list()
+        .filter((state) => state.revoked)
+        .map((s) => s.name),
+      budgets,
+    };
+  }
+
+  /** Takes the operator's changes as another process holds them (the primary's, to a worker). */
+  applyOverrides(overrides: KeyOverrides): void {
+    for (const state of this.#byName.values()) {
+      state.revoked = overrides.revoked.includes(state.name);
+      state.budgetOverride = overrides.budgets[state.name];
+    }
+  }
+}
+
+/** The runtime changes to keys: revoked keys, budgets set by `key budget`. */
+export interface KeyOverrides {
+  readonly revoked: readonly string[];
+  readonly budgets: Readonly<Record<string, number>>;
 }
 
 /** The name a key's usage goes by in quotas.json and the shared ledger. */
@@ -154,9 +212,30 @@ export function keyUsageName(name: string): string {
   return `${KEY_USAGE_PREFIX}${name}`;
 }
 
-/** The keys' counters as billing periods see them (each key has its own reset day). */
-export function keyPeriods(keys: readonly { name: string; resetDay: number }[]): PeriodNode[] {
-  return keys.map((key) => ({ name: keyUsageName(key.name), resetDay: key.resetDay }));
+/**
+ * A key as the processes that share it see it: its usage counter (its own billing day) and the
+ * limits they split between them (undefined: none).
+ */
+export interface KeyCounter extends PeriodNode {
+  readonly rpsLimit: number | undefined;
+  readonly concurrentLimit: number | undefined;
+  readonly perIpLimit: number | undefined;
+}
+
+/** The keys' counters and limits (each key has its own reset day). */
+export function keyPeriods(
+  keys: readonly Pick<
+    ClientKeyConfig,
+    'name' | 'resetDay' | 'rpsLimit' | 'maxConcurrent' | 'perIpRps'
+  >[],
+): KeyCounter[] {
+  return keys.map((key) => ({
+    name: keyUsageName(key.name),
+    resetDay: key.resetDay,
+    rpsLimit: key.rpsLimit,
+    concurrentLimit: key.maxConcurrent,
+    perIpLimit: key.perIpRps,
+  }));
 }
 
 /** Narrows what `identify` returned. */

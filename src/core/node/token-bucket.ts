@@ -17,6 +17,11 @@ export class TokenBucket {
     this.#updatedAt = now;
   }
 
+  /** Tokens per second it refills at. */
+  get rate(): number {
+    return this.#rate;
+  }
+
   /** Takes a token at time `now` (ms). Returns 0 on success, else ms until one is available. */
   tryTake(now: number): number {
     this.#refill(now);
