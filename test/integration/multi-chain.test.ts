@@ -153,3 +153,57 @@ describe.skipIf(noAnvil !== undefined)('two chains on one proxy', () => {
     expect(harness.mocks.b1!.stats().byMethod).toEqual({ getGenesisHash: 1 });
   });
 });
+
+describe('client keys on several chains', () => {
+  const SCOPED = 'ck_scopedkey_0123456789abcdef';
+  const OPEN = 'ck_openkey_0123456789abcdefgh';
+
+  async function keyed(): Promise<MultiChain> {
+    const { keyHash } = await import('../../src/core/config/keys-section.js');
+    return startMultiChain(
+      [
+        { name: 'solana', nodes: [{ name: 'sol-1' }] },
+        { name: 'eth', nodes: [{ name: 'eth-1' }] },
+      ],
+      {
+        // Right after [server]'s own lines: require_key is a [server] key.
+        top:
+          `require_key = true\n[[keys]]\nname = "sol-only"\nkey_sha256 = "${keyHash(SCOPED)}"\nchains = ["solana"]\n` +
+          `[[keys]]\nname = "any"\nkey_sha256 = "${keyHash(OPEN)}"\n`,
+      },
+    );
+  }
+
+  it('takes the key in each chain’s path and refuses a key on a chain it is not scoped to', async () => {
+    harness = await keyed();
+    const h = harness;
+    expect((await h.post(`/solana/${SCOPED}`, rpc('getSlot', 1))).status).toBe(200);
+    expect((await h.post(`/solana/${SCOPED}/send-request`, rpc('getSlot', 2))).status).toBe(200);
+    expect((await h.post(`/eth/${OPEN}`, rpc('eth_blockNumber', 3))).status).toBe(200);
+    const refused = await h.post(`/eth/${SCOPED}`, [rpc('eth_blockNumber', 4)]);
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({
+      error: {
+        code: -32001,
+        message:
+          "Key 'sol-only' may not be used on chain 'eth'; it is scoped to solana (keys.chains)",
+      },
+    });
+    // No key on a chain path is refused like anywhere else.
+    expect((await h.post('/eth', rpc('eth_blockNumber', 5))).status).toBe(401);
+    // The WebSocket upgrade on the other chain is refused too, before any node is asked.
+    const socket = new WebSocket(`${h.url.replace('http', 'ws')}/eth/${SCOPED}`);
+    const status = await new Promise<number>((resolve) =>
+      socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+    );
+    expect(status).toBe(403);
+    expect(
+      await wsCall(`${h.url.replace('http', 'ws')}/solana/${SCOPED}`, rpc('getSlot', 6)),
+    ).toMatchObject({
+      id: 6,
+    });
+    expect(h.mocks['eth-1']!.stats().requests).toBe(1);
+    const metrics = await (await fetch(`${h.url}/metrics`)).text();
+    expect(metrics).toContain('rpc_key_requests_total{key="sol-only",outcome="chain"} 2');
+  });
+});

@@ -4,6 +4,7 @@
  * nodes to accounts.
  */
 import { accountUsageName } from './accounts-section.js';
+import type { KeysConfig } from './key-types.js';
 import type { NamedNode } from './node-section.js';
 import type { ProblemList } from './problem-list.js';
 import {
@@ -97,4 +98,25 @@ export function checkAccountLinks(
         `add account = "${account.name}" to the nodes billed to it, or remove the account`,
       );
   });
+}
+
+/** Every key's `chains` names chains the config serves. */
+export function checkKeyChains(
+  keys: KeysConfig | undefined,
+  chains: readonly ChainConfig[] | undefined,
+  file: string,
+  problems: ProblemList,
+): void {
+  const served = chains?.map((chain) => chain.name) ?? [DEFAULT_CHAIN];
+  for (const key of keys?.keys ?? []) {
+    for (const chain of key.chains ?? []) {
+      if (served.includes(chain)) continue;
+      problems.error(
+        file,
+        'keys',
+        `key '${key.name}' is scoped to chain '${chain}', which ${chains === undefined ? 'a [[nodes]] config does not serve (its one chain is "default")' : 'no [[chains]] entry serves'}`,
+        `the chains are: ${served.join(', ')}`,
+      );
+    }
+  }
 }

@@ -23,6 +23,7 @@ const KEY_FIELDS = [
   'max_batch_size',
   'max_subscriptions',
   'params',
+  'chains',
 ] as const;
 
 /** What a key's name may be: it appears in metric labels, logs and URLs of the admin API. */
@@ -116,10 +117,24 @@ export function readKey(
   const maxSubscriptions = limit('max_subscriptions', 1_000_000, 'subscriptions per connection');
   r.accept('params');
   const params = readParamGuards(entry.params, file, `${at}.params`, problems);
+  r.accept('chains');
+  const chains = stringList(
+    entry.chains,
+    file,
+    `${at}.chains`,
+    problems,
+    'e.g. chains = ["solana", "base"]: the [[chains]] the key may call; omit it for every chain',
+  );
   r.rejectUnknown(KEY_FIELDS);
   if (problems.errors.length > before || name === undefined || sha256 === undefined)
     return undefined;
-  if (methods === undefined || origins === undefined || params === undefined) return undefined;
+  if (
+    methods === undefined ||
+    origins === undefined ||
+    params === undefined ||
+    chains === undefined
+  )
+    return undefined;
   return {
     name,
     sha256,
@@ -134,5 +149,6 @@ export function readKey(
     maxBatchSize,
     maxSubscriptions,
     params,
+    chains,
   };
 }

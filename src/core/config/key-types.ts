@@ -29,6 +29,8 @@ export interface ClientKeyConfig {
   readonly maxBatchSize: number | undefined;
   /** Subscriptions one connection of the key may hold; undefined = the server's limit. */
   readonly maxSubscriptions: number | undefined;
+  /** The `[[chains]]` the key may call (by name); absent or empty = every chain. */
+  readonly chains?: readonly string[];
   /** Param guards: a method listed here is allowed only with its first param in the list. */
   readonly params: Readonly<Record<string, readonly string[]>>;
 }

@@ -170,4 +170,23 @@ ${node('n1')}
       spilloverThreshold: Infinity,
     });
   });
+
+  it('refuses a key scoped to a chain the config does not serve', () => {
+    const key =
+      '[[keys]]\nname = "web"\nkey_sha256 = "' +
+      'a'.repeat(64) +
+      '"\nchains = ["solana", "base"]\n';
+    const result = dir.load(TWO_CHAINS + key);
+    expect(onlyAt(result.errors, 'keys')).toEqual(
+      expect.objectContaining({
+        message: "key 'web' is scoped to chain 'base', which no [[chains]] entry serves",
+        hint: 'the chains are: solana, eth',
+      }),
+    );
+    const single = dir.load(`${SERVER}[[nodes]]\n${node('n')}\n${key.replace(', "base"', '')}`);
+    expect(onlyAt(single.errors, 'keys').message).toContain('a [[nodes]] config does not serve');
+    const fixed = dir.load(TWO_CHAINS + key.replace(', "base"', ''));
+    expect(fixed.errors).toEqual([]);
+    expect(fixed.config!.keys!.keys[0]!.chains).toEqual(['solana']);
+  });
 });

@@ -16,7 +16,7 @@ import { closestMatch } from './did-you-mean.js';
 import { readAccountsSection, writtenAccountNames } from './accounts-section.js';
 import { readChainsSection } from './chains-section.js';
 import type { NamedNode } from './node-section.js';
-import { checkAccountLinks } from './config-chains.js';
+import { checkAccountLinks, checkKeyChains } from './config-chains.js';
 import {
   checkNodeNames,
   readNodeEntries,
@@ -180,6 +180,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
     routing = topRouting(problems);
   }
   checkNodeNames(named, file, problems);
+  checkKeyChains(keys, chains, file, problems);
   checkAccountLinks(accounts ?? [], writtenAccountNames(doc), named, file, problems);
   checkKeyLimitsScope(
     keys,

@@ -84,7 +84,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
 /** Finds the request's client key; false when it is refused (answered here, 401 or 429). */
 function identify(exchange: Exchange, idJson: string): boolean {
   const { req, res, ctx } = exchange;
-  const who = callerOf(req, ctx.keys, ctx.trustedProxies, exchange.pathKey);
+  const who = callerOf(req, ctx.keys, ctx.trustedProxies, exchange.pathKey, ctx.chain);
   if (isCallerRefusal(who)) {
     res.removeHeader('access-control-allow-origin');
     setRefusalHeaders(res, who);

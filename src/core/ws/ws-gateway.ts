@@ -315,7 +315,7 @@ export class WsGateway {
       );
     let caller: KeyedCaller | undefined;
     if (keys?.enabled === true) {
-      const who = callerOf(req, keys, this.options.trustedProxies, hit.key);
+      const who = callerOf(req, keys, this.options.trustedProxies, hit.key, hit.target.name);
       if (isCallerRefusal(who)) {
         const status = who.status;
         return this.#reject(
