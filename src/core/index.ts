@@ -69,5 +69,6 @@ export {
 } from './admin/admin-client.js';
 export type { KeyRow } from './admin/key-routes.js';
 export type { NodeView } from './admin/node-view.js';
+export type { AccountView, ChainView } from './admin/chain-views.js';
 export type { AdminEvent, NodesDocument } from './admin/operator.js';
 export { DEFAULT_ADMIN_TOKEN_ENV } from './config/admin-fields.js';
