@@ -8,6 +8,7 @@ export {
   isCascadeError,
 } from './errors.js';
 export {
+  DEFAULT_CHAIN,
   DEFAULT_CONFIG_PATH,
   UNPRICED,
   formatProblem,
@@ -34,6 +35,9 @@ export {
   keyHash,
   type ClientKeyConfig,
 } from './config/index.js';
+export { chainOf, chainsOf } from './config/config-chains.js';
+export { accountUsageName } from './config/accounts-section.js';
+export type { AccountConfig, ChainConfig } from './config/types.js';
 export { MethodRegistry } from './protocol/method-registry.js';
 export { wsUrlOf } from './ws/ws-url.js';
 export { ProxyServer, type ProxyServerOptions } from './http/server.js';

@@ -171,6 +171,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     admin = await startAdminSurface({
       server: config.server,
       nodes,
+      accounts: () => config.accounts ?? [],
       usage,
       coordinator,
       operator,

@@ -185,6 +185,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     admin = await startAdminSurface({
       server: config.server,
       nodes,
+      accounts: () => proxy.config.accounts ?? [],
       usage,
       coordinator,
       operator,
