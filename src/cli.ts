@@ -65,6 +65,7 @@ program
   .argument('<method...>', 'JSON-RPC method names, e.g. getBalance eth_call')
   .option('-c, --config <path>', CONFIG_HELP)
   .option('--json', 'machine-readable output')
+  .option('--chain <name>', "only that chain's nodes, e.g. --chain base eth_getLogs")
   .addHelpText(
     'after',
     examples(`cascade price getBalance getProgramAccounts --config ${MOCK_TOML}`),
@@ -111,7 +112,9 @@ const quota = program
 
 quota
   .command('show')
-  .description('usage, threshold, limit, period and days to the next reset for every node')
+  .description(
+    'usage, threshold, limit, period and days to the next reset for every node and provider account',
+  )
   .option('-c, --config <path>', CONFIG_HELP)
   .option('--quotas <path>', QUOTAS_HELP)
   .option('--json', 'machine-readable output')
@@ -126,8 +129,9 @@ quota
   .argument('[node...]', 'node names')
   .option('-c, --config <path>', CONFIG_HELP)
   .option('--quotas <path>', QUOTAS_HELP)
-  .option('--all', 'every node (also rewrites a corrupt quotas file)')
+  .option('--all', 'every node and account (also rewrites a corrupt quotas file)')
   .option('--yes', 'confirm --all')
+  .option('--account <name...>', "zero provider accounts' pools ([[accounts]] names)")
   .option('--key <name...>', "zero client keys' usage instead of nodes'")
   .option('--json', 'machine-readable output')
   .addHelpText(
@@ -135,6 +139,7 @@ quota
     examples(
       'cascade quota reset Helius',
       'cascade quota reset --all --yes',
+      'cascade quota reset --account alchemy',
       'cascade quota reset --key web-app',
     ),
   )

@@ -194,6 +194,31 @@ export interface ClusterSample {
   readonly unflushed: ReadonlyMap<string, number>;
 }
 
+/** One chain's recorders (rpc_chain_requests_total), bound once when the chain is served. */
+export interface ChainMetrics {
+  /** One client request to the chain answered with `outcome` (a REQUEST_OUTCOMES index). */
+  request(outcome: number): void;
+}
+
+/** The node set and the provider accounts at scrape time (rpc_node_info, rpc_account_*). */
+export interface TopologySample {
+  readonly nodes: ReadonlyArray<{
+    readonly name: string;
+    readonly chain: string;
+    /** undefined: billed to no account (the label is then empty). */
+    readonly account: string | undefined;
+    readonly tier: number;
+  }>;
+  readonly accounts: ReadonlyArray<{
+    readonly name: string;
+    readonly used: number;
+    /** `monthly_limit`; Infinity when unmetered (rendered `+Inf`). */
+    readonly quota: number;
+    /** Infinity when unmetered (rendered `+Inf`). */
+    readonly threshold: number;
+  }>;
+}
+
 /** Everything the proxy records. */
 export interface ProxyMetrics {
   request(outcome: number, seconds: number): void;
@@ -220,6 +245,12 @@ export interface ProxyMetrics {
   setClusterSource(source: () => ClusterSample): void;
   /** Registers the live source of the client-key series (only when keys are on). */
   setKeySource?(source: () => readonly KeySample[]): void;
+  /** Creates (or returns) a chain's recorders and its zero-valued series. */
+  forChain?(name: string): ChainMetrics;
+  /** Drops the series of a chain a reload removed. */
+  removeChain?(name: string): void;
+  /** Registers the live source of rpc_node_info and the account gauges. */
+  setTopologySource?(source: () => TopologySample): void;
   /** The cache's recorders; absent = record nothing. */
   readonly cache?: CacheMetrics;
   /** Prometheus text exposition. */

@@ -24,6 +24,8 @@ import {
   type ClusterSample,
   type ChainSample,
   type KeySample,
+  type ChainMetrics,
+  type TopologySample,
 } from './metrics.js';
 import { ChainCounters } from './prom-chain-metrics.js';
 import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
@@ -31,6 +33,7 @@ import { registerClusterGauges } from './prom-cluster-metrics.js';
 import { registerKeyMetrics } from './prom-key-metrics.js';
 import { NodeHealthGauges, type TierLabel } from './prom-health-metrics.js';
 import { registerQuotaGauges } from './prom-quota-metrics.js';
+import { ChainRequestCounters, registerTopologyGauges } from './prom-topology-metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
 const LINT_FAILING_DEFAULTS = [
@@ -90,6 +93,8 @@ class PromMetrics implements ProxyMetrics {
   #clusterRegistered = false;
   #chainSource: () => readonly ChainSample[] = () => [];
   readonly #chain: ChainCounters;
+  readonly #chainRequests: ChainRequestCounters;
+  #topologySource: (() => TopologySample) | undefined;
 
   constructor(build: BuildInfo) {
     const registers = [this.#registry];
@@ -179,6 +184,8 @@ class PromMetrics implements ProxyMetrics {
     this.cache = createCacheMetrics(registry);
     registerWsMetrics(registry, () => this.#wsSource());
     this.#chain = new ChainCounters(registry, () => this.#chainSource());
+    this.#chainRequests = new ChainRequestCounters(registry);
+    registerTopologyGauges(registry, () => this.#topologySource?.());
   }
 
   request(outcome: number, seconds: number): void {
@@ -270,6 +277,18 @@ class PromMetrics implements ProxyMetrics {
 
   setChainSource(source: () => readonly ChainSample[]): void {
     this.#chainSource = source;
+  }
+
+  forChain(name: string): ChainMetrics {
+    return this.#chainRequests.forChain(name);
+  }
+
+  removeChain(name: string): void {
+    this.#chainRequests.remove(name);
+  }
+
+  setTopologySource(source: () => TopologySample): void {
+    this.#topologySource = source;
   }
 
   setWsSource(source: () => WsSnapshot): void {

@@ -8,9 +8,9 @@ import { handleOperatorRoute } from './admin/admin-routes.js';
 import { handleKeyRoute, type KeyAdmin } from './admin/key-routes.js';
 import type { Operator } from './admin/operator.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
-import type { ServerConfig } from './config/types.js';
+import type { AccountConfig, ServerConfig } from './config/types.js';
 import { startAdminServer, type AdminServer } from './http/admin-server.js';
-import { quotaReport } from './quota/quota-report.js';
+import { accountQuotaReport, quotaReport, type UsageReading } from './quota/quota-report.js';
 import type { NodeList, UsageStore } from './service-usage.js';
 
 /** What the admin surface shows and acts on. */
@@ -18,6 +18,8 @@ export interface AdminSurfaceOptions {
   /** `[server]` as started: admin_port, admin_host, the token. */
   readonly server: ServerConfig;
   readonly nodes: NodeList;
+  /** The provider accounts in force (`[[accounts]]`); absent: none. */
+  readonly accounts?: () => readonly AccountConfig[];
   readonly usage: UsageStore;
   /** With replicas, resets go to the fleet's usage in Redis. */
   readonly coordinator: RedisCoordinator | undefined;
@@ -54,20 +56,18 @@ export async function startAdminSurface(
   if (server.adminPort === undefined) return undefined;
   const { ledger, flusher } = usage;
   const token = server.adminToken;
-  const report = () =>
-    quotaReport(
-      nodes(),
-      (name) => {
-        const counter = ledger.counter(name);
-        return { used: counter.used, periodStart: ledger.periodStart(name), saved: counter.saved };
-      },
-      new Date(),
-    );
+  const reading = (name: string): UsageReading => {
+    const counter = ledger.counter(name);
+    return { used: counter.used, periodStart: ledger.periodStart(name), saved: counter.saved };
+  };
+  const report = () => quotaReport(nodes(), reading, new Date());
+  const accounts = options.accounts;
   const admin = await startAdminServer(
     server.adminPort,
     {
       report,
       nodeNames: () => nodes().map((node) => node.name),
+      accounts: () => accountQuotaReport(accounts?.() ?? [], nodes(), reading, new Date()),
       async reset(names) {
         // With replicas, the fleet's usage is reset in Redis; each replica sees it next sync.
         await coordinator?.reset(names);

@@ -31,6 +31,8 @@ import {
 } from './cluster/worker-messages.js';
 import type { AdminServer } from './http/admin-server.js';
 import { fleetHealthReport, type WorkerNodeHealth } from './http/health.js';
+import { withChainsAndAccounts } from './http/chain-health.js';
+import { accountUsageName } from './config/accounts-section.js';
 import { DRAIN_TIMEOUT_MS } from './http/server.js';
 import type { ClusterSample } from './metrics.js';
 import { ClientKeys, keyPeriods } from './keys/client-keys.js';
@@ -118,6 +120,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   });
   const operator = new FleetOperator({
     nodes,
+    config: () => config,
     used: (name) => ledger.counter(name).used,
     clock,
     logger,
@@ -151,9 +154,17 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
       asks.answer(message.id, message.value);
     } else if (message.t === 'ask') {
       const cordoned = new Set(operator.cordoned);
+      const accountUsed = (name: string) => ledger.counter(accountUsageName(name)).used;
       const answer =
         message.what === 'health'
-          ? Promise.resolve(fleetHealthReport(config.nodes, [...health.values()], cordoned))
+          ? Promise.resolve(
+              withChainsAndAccounts(
+                fleetHealthReport(config.nodes, [...health.values()], cordoned),
+                config,
+                accountUsed,
+                new Date(),
+              ),
+            )
           : renderMetrics();
       answer.then(
         (value) => tell(worker, { t: 'answer', id: message.id, value }),
@@ -183,6 +194,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     admin = await startAdminSurface({
       server: config.server,
       nodes,
+      accounts: () => config.accounts ?? [],
       usage,
       coordinator,
       operator,

@@ -155,7 +155,13 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     proxy.keys.restoreUsage(usage.flusher.others);
     usage.flusher.attach(() => proxy.keys.usageSnapshot());
     if (wantsOperator(config.server))
-      operator = new LocalOperator(proxy.topology, clock, logger, () => reload());
+      operator = new LocalOperator(
+        proxy.topology,
+        clock,
+        logger,
+        () => reload(),
+        () => proxy.config,
+      );
     const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
     coordinator = await linkFleet(
       usage,
@@ -180,6 +186,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     admin = await startAdminSurface({
       server: config.server,
       nodes,
+      accounts: () => proxy.config.accounts ?? [],
       usage,
       coordinator,
       operator,

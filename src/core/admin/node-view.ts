@@ -11,6 +11,7 @@ import type { NodeConfig } from '../config/types.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { nextReset } from '../quota/billing-period.js';
 import type { RoutingTable } from '../routing/routing-table.js';
+import type { Topology } from '../routing/topology.js';
 import type { ActivityWindow } from './activity-window.js';
 
 /** A node's state for an operator. */
@@ -20,6 +21,10 @@ export type NodeState = 'up' | 'penalized' | 'cordoned' | 'unknown';
 export interface NodeView {
   readonly name: string;
   readonly tier: number;
+  /** The chain it serves (only with `[[chains]]`). */
+  readonly chain?: string;
+  /** The provider account billed for it (only when it names one). */
+  readonly account?: string;
   /** 1-based position in the routing order now (the order requests try nodes in). */
   readonly rank: number;
   readonly state: NodeState;
@@ -66,6 +71,14 @@ function limitsOf(config: NodeConfig, today: Date) {
   };
 }
 
+/** Its chain (with `[[chains]]`) and account (when it names one); nothing for a plain config. */
+function billingOf(config: NodeConfig): { chain?: string; account?: string } {
+  return {
+    ...(config.chain === undefined ? {} : { chain: config.chain }),
+    ...(config.account === undefined ? {} : { account: config.account }),
+  };
+}
+
 /** The node's head and lag (null: unknown). */
 function chainOf(node: UpstreamNode, chain: ChainState | undefined, now: number) {
   if (chain === undefined || !chain.active) return { head: null, lag: null };
@@ -88,6 +101,7 @@ function viewOf(
   return {
     name: node.name,
     tier: node.config.tier,
+    ...billingOf(node.config),
     rank,
     state: stateOf(node.cordoned, penalized, node.ema.isMeasured),
     cordoned: node.cordoned,
@@ -106,12 +120,22 @@ function viewOf(
   };
 }
 
-/** The rows of this process's nodes, in config order. */
-export function nodeViews(table: RoutingTable, clock: Clock, activity: ActivityWindow): NodeView[] {
+/**
+ * The rows of this process's nodes, in config order. A node's rank is its place in its own
+ * chain's walk order, and its head and lag are judged in its chain's state.
+ */
+export function nodeViews(
+  topology: Pick<Topology, 'table' | 'slot'>,
+  clock: Clock,
+  activity: ActivityWindow,
+): NodeView[] {
   const today = new Date(clock.wallNow());
-  return table.all.map((node) =>
-    viewOf(node, table.ranked.indexOf(node) + 1, clock, activity, today, table.chain),
-  );
+  const all = topology.table;
+  return all.all.map((node) => {
+    const chain = node.config.chain;
+    const table: RoutingTable = chain === undefined ? all : (topology.slot(chain)?.table ?? all);
+    return viewOf(node, table.ranked.indexOf(node) + 1, clock, activity, today, table.chain);
+  });
 }
 
 function pickOf(
@@ -141,6 +165,7 @@ function mergeOne(
   return {
     name: config.name,
     tier: config.tier,
+    ...billingOf(config),
     rank: rows[0]?.rank ?? 0,
     state: stateOf(cordoned, latest !== undefined, latency !== null),
     cordoned,

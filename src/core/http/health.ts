@@ -7,6 +7,10 @@ import type { RoutingTable } from '../routing/routing-table.js';
 export interface NodeHealth {
   readonly name: string;
   readonly tier: number;
+  /** The chain it serves (only with `[[chains]]`: chain-health.ts adds it). */
+  readonly chain?: string;
+  /** The provider account billed for it (only when it names one). */
+  readonly account?: string;
   readonly status: 'up' | 'down' | 'unknown';
   readonly latency_ms: number | null;
   /** Present (true) when an operator cordoned the node: it takes no new requests. */
@@ -30,6 +34,38 @@ export interface HealthReport {
   readonly active_nodes: number;
   readonly total_nodes: number;
   readonly nodes: readonly NodeHealth[];
+  /** Each chain's own status (only with `[[chains]]`: chain-health.ts). */
+  readonly chains?: readonly ChainHealth[];
+  /** Each provider account's pool (only with `[[accounts]]`: chain-health.ts). */
+  readonly accounts?: readonly AccountHealth[];
+}
+
+/** One chain in GET /health: where it is served and its status from its own nodes. */
+export interface ChainHealth {
+  readonly name: string;
+  readonly paths: readonly string[];
+  readonly hosts: readonly string[];
+  readonly status: HealthReport['status'];
+  readonly active_nodes: number;
+  readonly total_nodes: number;
+}
+
+/** One provider account in GET /health: its pool against its plan. */
+export interface AccountHealth {
+  readonly name: string;
+  /** Credits its nodes booked this billing period. */
+  readonly used: number;
+  /** `monthly_limit`; null when unmetered. */
+  readonly quota: number | null;
+  /** Usage past which every node of the account is skipped; null when unmetered. */
+  readonly threshold: number | null;
+  readonly rps_limit: number | null;
+  readonly max_concurrent: number | null;
+  readonly reset_day: number;
+  /** The next reset (UTC day): when the billing period ends. */
+  readonly next_reset: string;
+  /** The nodes billed to it, config order. */
+  readonly nodes: readonly string[];
 }
 
 /**
@@ -155,7 +191,8 @@ function fleetNodeHealth(
   return { name: node.name, tier: node.tier, status: 'up', latency_ms: Math.floor(mean / 1000) };
 }
 
-function summarize(nodes: readonly NodeHealth[]): HealthReport {
+/** Status, active and total of `nodes`: active is neither down nor cordoned. */
+export function summarize(nodes: readonly NodeHealth[]): HealthReport {
   const active = nodes.filter((node) => node.status !== 'down' && node.cordoned !== true).length;
   const status = active === 0 ? 'critical' : active < nodes.length ? 'degraded' : 'ok';
   return { status, active_nodes: active, total_nodes: nodes.length, nodes };

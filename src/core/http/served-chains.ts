@@ -43,7 +43,12 @@ export class ServedChain {
     this.handler = {
       ...shared,
       chain: config.name,
-      route: { ...route, table: () => slot.table, policies: () => this.#policies },
+      route: {
+        ...route,
+        table: () => slot.table,
+        policies: () => this.#policies,
+        chainMetrics: shared.metrics.forChain?.(config.name),
+      },
       cache,
     };
   }
@@ -98,6 +103,7 @@ export class ServedChains {
     for (const [name, gone] of this.#byName)
       if (!next.has(name)) {
         gone.handler.cache?.reconfigure(undefined, undefined);
+        this.shared.metrics.removeChain?.(name);
         this.logger.info({ chain: name }, 'chain no longer served');
       }
     this.#byName = next;

@@ -1,6 +1,7 @@
 /** What the ranking tick and the quota gauges read off the nodes (server.ts publishes them). */
 import { nodeChainReport } from '../chain/chain-report.js';
-import type { ChainSample, NodeHealthSample, QuotaSample } from '../metrics.js';
+import { chainOf } from '../config/config-chains.js';
+import type { ChainSample, NodeHealthSample, QuotaSample, TopologySample } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { nextReset } from '../quota/billing-period.js';
 import type { Topology } from '../routing/topology.js';
@@ -38,4 +39,22 @@ export function chainSamples(topology: Topology, now: number): ChainSample[] {
     }
   }
   return samples;
+}
+
+/** Every node's chain, account and tier, and every account's pool, for rpc_node_info and rpc_account_*. */
+export function topologySample(topology: Topology): TopologySample {
+  return {
+    nodes: topology.table.all.map(({ config }) => ({
+      name: config.name,
+      chain: chainOf(config),
+      account: config.account,
+      tier: config.tier,
+    })),
+    accounts: topology.accounts().map(({ config, usage }) => ({
+      name: config.name,
+      used: usage.used,
+      quota: config.monthlyLimit ?? Infinity,
+      threshold: config.spilloverThreshold,
+    })),
+  };
 }

@@ -14,6 +14,7 @@ import { Topology, type TopologyDiff } from '../routing/topology.js';
 import { trustedProxyList } from './client-address.js';
 import { CorsPolicy } from './cors.js';
 import { drainServer } from './drain.js';
+import { withChainsAndAccounts } from './chain-health.js';
 import { healthReport, type HealthReport } from './health.js';
 import { HealthTicker } from './health-ticker.js';
 import { listen } from './listen.js';
@@ -21,7 +22,7 @@ import { listenerOptions } from './listener-options.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
 import { sendBytes, sendJson, sendRpcError, sendStatus } from './respond.js';
 import { ServedChains, type SharedHandlerContext } from './served-chains.js';
-import { chainSamples, quotaSamples } from './server-samples.js';
+import { chainSamples, quotaSamples, topologySample } from './server-samples.js';
 import { sameValue, type ProxyServerOptions } from './server-options.js';
 
 export type { ProxyServerOptions } from './server-options.js';
@@ -186,6 +187,7 @@ export class ProxyServer {
     }
     proxy.metrics.setQuotaSource(() => quotaSamples(proxy.topology.table.all, new Date()));
     proxy.metrics.setChainSource?.(() => chainSamples(proxy.topology, proxy.#clock.now()));
+    proxy.metrics.setTopologySource?.(() => topologySample(proxy.topology));
     const keys = proxy.#shared.keys;
     if (keys.enabled) proxy.metrics.setKeySource?.(() => keys.samples());
     proxy.#health.tick();
@@ -242,7 +244,11 @@ export class ProxyServer {
   /** GET /health's document, now. */
   health(): HealthReport {
     const topology = this.topology;
-    return healthReport(topology.table, this.#clock.now(), (node) => topology.chainOf(node));
+    const report = healthReport(topology.table, this.#clock.now(), (node) =>
+      topology.chainOf(node),
+    );
+    const used = (account: string) => topology.account(account)?.usage.used ?? 0;
+    return withChainsAndAccounts(report, this.#config, used, new Date());
   }
 
   /**

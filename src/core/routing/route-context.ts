@@ -1,6 +1,6 @@
 /** What the routing drivers need from the server, and how a routed request ends. */
 import type { KeyRefusal } from '../keys/key-refusal.js';
-import type { ProxyMetrics } from '../metrics.js';
+import type { ChainMetrics, ProxyMetrics } from '../metrics.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { AttemptContext } from './attempt.js';
 import type { PolicyTable } from './policy-table.js';
@@ -11,6 +11,8 @@ export interface RouteContext extends AttemptContext {
   /** The current table; re-read at every round so a reload mid-request is seen. */
   readonly table: () => RoutingTable;
   readonly metrics: ProxyMetrics;
+  /** The served chain's own recorders (rpc_chain_requests_total); absent: not counted per chain. */
+  readonly chainMetrics?: ChainMetrics | undefined;
   /** Whole-request budget (1 s). */
   readonly budgetMs: number;
   /** Per-method strategies and write handling now in force; absent = cost for every method. */
