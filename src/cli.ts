@@ -78,7 +78,10 @@ program
   .option('-c, --config <path>', CONFIG_HELP)
   .option('--host <host>', 'listen address (overrides server.host)')
   .option('--port <port>', 'listen port (overrides server.port)', parsePort)
-  .option('--demo', 'start six mock nodes in-process and serve in front of them (no keys needed)')
+  .option(
+    '--demo',
+    'start mock nodes in-process and serve two chains from them: Solana at / and /solana, EVM at /eth (no keys needed)',
+  )
   .option('--access-log', 'log one line per request (method, node, attempts, outcome, ms, credits)')
   .option('--quotas <path>', QUOTAS_HELP)
   .option(

@@ -15,7 +15,7 @@ import {
 import type { MockNode } from '../mock/index.js';
 import { withDemoNodes } from './demo-nodes.js';
 import type { CommandIo, ExitCode } from './io.js';
-import { MOCK_NODES_CONFIG, configSource, loadOrFail } from './load-or-fail.js';
+import { DEMO_CONFIG, configSource, loadOrFail } from './load-or-fail.js';
 import { createLogger } from './logger.js';
 import { runPrimary, runWorker } from './serve-cluster.js';
 import type { ServeContext, ServeOptions } from './serve-options.js';
@@ -31,7 +31,7 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   const registry = new MethodRegistry();
   // A worker is handed the config its primary checked: it never reads the file.
   if (cluster.isWorker) return runWorker(options, { registry, log });
-  const shipped = options.demo === true ? MOCK_NODES_CONFIG : undefined;
+  const shipped = options.demo === true ? DEMO_CONFIG : undefined;
   const source = { ...configSource(options.config, io, shipped), registry };
   const loaded = loadOrFail(source, io, 'nothing was started', (l) => log.warn(`config: ${l}`));
   const config = withFlags(loaded, options);
