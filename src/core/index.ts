@@ -66,7 +66,7 @@ export {
   setCordon,
   type AdminTarget,
 } from './admin/admin-client.js';
-export type { KeyRow } from './admin/key-routes.js';
+export type { FleetWrite, KeyRow } from './admin/key-routes.js';
 export type { NodeView } from './admin/node-view.js';
 export type { AdminEvent, NodesDocument } from './admin/operator.js';
 export { DEFAULT_ADMIN_TOKEN_ENV } from './config/admin-fields.js';
