@@ -176,7 +176,9 @@ keyAdmin(key.command('list').description("the running server's keys: usage, budg
 keyAdmin(
   key
     .command('revoke')
-    .description('refuse a key at once on the running server (until its secret changes)')
+    .description(
+      'refuse a key at once on the running server — with replicas on Redis, on every replica — until un-revoked or its secret changes',
+    )
     .argument('<name>', 'key name'),
 )
   .addHelpText('after', examples('cascade key revoke web-app'))
@@ -184,12 +186,26 @@ keyAdmin(
 
 keyAdmin(
   key
-    .command('budget')
-    .description("set a key's monthly credits on the running server (until a restart)")
-    .argument('<name>', 'key name')
-    .argument('<credits>', 'credits per billing period'),
+    .command('unrevoke')
+    .description('take a revoke back (with replicas on Redis, on every replica)')
+    .argument('<name>', 'key name'),
 )
-  .addHelpText('after', examples('cascade key budget web-app 500000'))
+  .addHelpText('after', examples('cascade key unrevoke web-app'))
+  .action(lazy(async () => (await import('./commands/key-admin.js')).runKeyUnrevoke));
+
+keyAdmin(
+  key
+    .command('budget')
+    .description(
+      "set a key's monthly credits on the running server (alone: until a restart; with replicas on Redis: on every replica, across restarts)",
+    )
+    .argument('<name>', 'key name')
+    .argument('<credits>', 'credits per billing period, or `config` for its monthly_credits again'),
+)
+  .addHelpText(
+    'after',
+    examples('cascade key budget web-app 500000', 'cascade key budget web-app config'),
+  )
   .action(lazy(async () => (await import('./commands/key-admin.js')).runKeyBudget));
 
 declareOperator(program);

@@ -70,7 +70,7 @@ export {
   setCordon,
   type AdminTarget,
 } from './admin/admin-client.js';
-export type { KeyRow } from './admin/key-routes.js';
+export type { FleetWrite, KeyRow } from './admin/key-routes.js';
 export type { NodeView } from './admin/node-view.js';
 export type { AccountView, ChainView } from './admin/chain-views.js';
 export type { AdminEvent, NodesDocument } from './admin/operator.js';

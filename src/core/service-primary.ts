@@ -20,6 +20,7 @@ import type { NodeView } from './admin/node-view.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import type { Config, LoadResult } from './config/types.js';
 import { coordinatedNodes } from './cluster/coordinated-nodes.js';
+import { keyOverrideSync } from './cluster/key-override-sync.js';
 import { accountEntries } from './config/config-chains.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { WorkerHub } from './cluster/worker-hub.js';
@@ -39,7 +40,7 @@ import { ClientKeys, keyPeriods } from './keys/client-keys.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import type { RolloverEvent } from './quota/rollover.js';
 import { startAdminSurface, statusOnMetricsPort } from './service-admin.js';
-import { linkFleet } from './service-fleet.js';
+import { fleetKeyLink, linkFleet } from './service-fleet.js';
 import { logNodes, logRollover } from './service-logs.js';
 import { startMetricsPort } from './service-metrics-port.js';
 import { applyReload, reloadWhileClosing, type ReloadOutcome } from './service-reload.js';
@@ -113,10 +114,18 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const asks = new WorkerAsks();
   const live = (): Worker[] =>
     Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
-  const keyAdmin = fleetKeyAdmin(keys, {
-    tellOverrides: (overrides) =>
-      asks.ask(live(), (id): PrimaryCommand => ({ t: 'keys', id, ...overrides }), tell),
-    askActivity: () => asks.ask(live(), (id): PrimaryCommand => ({ t: 'keyview', id }), tell),
+  const keyAdmin = fleetKeyAdmin(
+    keys,
+    {
+      tellOverrides: (overrides) =>
+        asks.ask(live(), (id): PrimaryCommand => ({ t: 'keys', id, overrides }), tell),
+      askActivity: () => asks.ask(live(), (id): PrimaryCommand => ({ t: 'keyview', id }), tell),
+    },
+    fleetKeyLink(() => coordinator, config.cluster),
+  );
+  // A change another replica made reaches every worker as one made here does.
+  const keyChanges = keyOverrideSync(keys, logger, () => {
+    for (const worker of live()) tell(worker, { t: 'keys', overrides: keys.overrides() });
   });
   const operator = new FleetOperator({
     nodes,
@@ -145,7 +154,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     if (message.t === 'hello') {
       tell(worker, { t: 'start', config });
       // A worker (re)started after a revoke or a budget change starts with them.
-      tell(worker, { t: 'keys', ...keys.overrides() });
+      tell(worker, { t: 'keys', overrides: keys.overrides() });
     } else if (message.t === 'sync') {
       health.set(worker.id, message.health);
       operator.penalties(message.penalties);
@@ -188,7 +197,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   };
 
   try {
-    coordinator = await linkFleet(usage, config.cluster, () => hub, clock, logger);
+    coordinator = await linkFleet(usage, config.cluster, () => hub, clock, logger, keyChanges);
     const joined = coordinator;
     registerClusterGauges(registry, joined ? () => joined.sample() : localSample(nodes));
     admin = await startAdminSurface({

@@ -12,6 +12,7 @@ import type { Config, LoadResult } from './config/types.js';
 import { handleStatusRoute } from './admin/admin-routes.js';
 import { LocalOperator } from './admin/local-operator.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
+import { keyOverrideSync } from './cluster/key-override-sync.js';
 import { topologyTarget } from './cluster/topology-target.js';
 import type { AdminServer } from './http/admin-server.js';
 import { ProxyServer } from './http/server.js';
@@ -20,7 +21,7 @@ import type { ProxyMetrics } from './metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
 import type { RolloverEvent } from './quota/rollover.js';
 import { startAdminSurface, statusOnMetricsPort, wantsOperator } from './service-admin.js';
-import { linkFleet } from './service-fleet.js';
+import { fleetKeyLink, linkFleet } from './service-fleet.js';
 import { logNodes, logRollover } from './service-logs.js';
 import { applyReload, reloadWhileClosing, type ReloadOutcome } from './service-reload.js';
 import { UsageStore, startFailure } from './service-usage.js';
@@ -178,6 +179,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
         ),
       clock,
       logger,
+      keyOverrideSync(proxy.keys, logger),
     );
     const joined = coordinator;
     if (joined) proxy.metrics.setClusterSource(() => joined.sample());
@@ -191,7 +193,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       coordinator,
       operator,
       logger,
-      keys: { keys: proxy.keys },
+      keys: { keys: proxy.keys, fleet: fleetKeyLink(() => coordinator, config.cluster) },
     });
     usage.claim(admin?.port);
   } catch (err) {

@@ -1,10 +1,12 @@
 /**
  * The admin routes of client keys (issue 27), on the admin listener: the keys in force with
  * their usage, budget and next reset, and the runtime changes an operator makes without a
- * restart — revoke (refused at once, on every door), a new budget, a usage reset. With
- * `--workers` the primary answers them and every worker applies a change before the answer;
- * a reload keeps them (a revoked key stays revoked until its secret changes), a restart forgets
- * all but the usage, which quotas.json keeps.
+ * restart — revoke and un-revoke (refused at once, on every door), a new budget or the
+ * config's again, a usage reset. With `--workers` the primary answers them and every worker
+ * applies a change before the answer. A reload keeps them (a revoke names the key's secret, a
+ * budget the config's monthly_credits it replaced: see keys/key-overrides.ts). With replicas on
+ * Redis a change is written there before the answer and every other replica applies it at its
+ * next sync, restarts included; alone, a restart forgets all but the usage.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientKeys } from '../keys/client-keys.js';
@@ -54,13 +56,30 @@ export interface KeyAdmin {
   activity?(): Promise<KeyActivity>;
   /** Hands the keys' runtime changes to every worker; resolves once each applied them. */
   spread?(): Promise<void>;
+  /** With replicas on Redis: where the changes go so that every replica applies them. */
+  readonly fleet?: FleetKeyLink | undefined;
 }
 
-const ACTION = /^\/admin\/keys\/([^/]+)\/(revoke|reset|budget\/(\d{1,16}))$/;
+/** How a replica hands its keys' runtime changes to the fleet (cluster/key-override-sync.ts). */
+export interface FleetKeyLink {
+  /** Resolves once a sync wrote the changes made so far to Redis; false: Redis unreachable. */
+  publish(): Promise<boolean>;
+  /** Every other replica applies what Redis holds within this long (its sync interval). */
+  readonly withinMs: number;
+}
+
+/** What a change answers besides the key's row, with replicas. */
+export interface FleetWrite {
+  /** True: in Redis; false: Redis unreachable, sent at a later sync. */
+  readonly written: boolean;
+  readonly within_ms: number;
+}
+
+const ACTION = /^\/admin\/keys\/([^/]+)\/(revoke|unrevoke|reset|budget\/(\d{1,16}|config))$/;
 
 /**
- * Handles GET /admin/keys and POST /admin/keys/NAME/{revoke,reset,budget/CREDITS}; false for
- * other paths. `saved` writes quotas.json after a change of usage.
+ * Handles GET /admin/keys and POST /admin/keys/NAME/{revoke,unrevoke,reset,budget/CREDITS,
+ * budget/config}; false for other paths. `saved` writes quotas.json after a change of usage.
  */
 export function handleKeyRoute(
   req: IncomingMessage,
@@ -92,18 +111,26 @@ export function handleKeyRoute(
     sendJson(res, 404, { error: `no key '${name}' (keys: ${known.join(', ') || 'none'})` });
     return true;
   }
+  const action = match[2]!;
+  let fleet: Promise<FleetWrite | undefined> = Promise.resolve(undefined);
   let applied: Promise<void>;
-  if (match[2] === 'reset') applied = keys.resetUsage(state);
+  if (action === 'reset') applied = keys.resetUsage(state);
   else {
-    if (match[2] === 'revoke') state.revoked = true;
-    else state.budgetOverride = Number(match[3]);
+    if (action === 'revoke' || action === 'unrevoke') keys.setRevoked(state, action === 'revoke');
+    else keys.setBudget(state, match[3] === 'config' ? undefined : Number(match[3]));
     applied = admin.spread?.() ?? Promise.resolve();
+    const link = admin.fleet;
+    if (link !== undefined)
+      fleet = link.publish().then((written) => ({ written, within_ms: link.withinMs }));
   }
-  applied
-    .then(saved)
-    .then(() => rows(admin))
+  Promise.all([applied.then(saved), fleet])
+    .then(async ([, write]) => ({ list: await rows(admin), write }))
     .then(
-      (list) => sendJson(res, 200, { key: list.find((row) => row.name === name) ?? keyRow(state) }),
+      ({ list, write }) =>
+        sendJson(res, 200, {
+          key: list.find((row) => row.name === name) ?? keyRow(state),
+          ...(write === undefined ? {} : { fleet: write }),
+        }),
       (err: unknown) =>
         sendJson(res, 500, { error: `applied but not saved: ${(err as Error).message}` }),
     );

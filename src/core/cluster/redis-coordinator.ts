@@ -16,6 +16,7 @@ import type { ClusterConfig } from '../config/types.js';
 import type { ClusterSample } from '../metrics.js';
 import { ReservationPace } from '../quota/reservation-pace.js';
 import type { SharedUsageLedger } from '../quota/shared-usage-ledger.js';
+import type { OverrideChannel } from './key-override-sync.js';
 import type { NodeSync, RedisStore, SyncResult } from './redis-store.js';
 import { ShareGate, smoothDemand, splitLimit } from './shares.js';
 
@@ -74,6 +75,8 @@ export class RedisCoordinator {
   readonly #paces = new Map<string, ReservationPace>();
   /** This process among the members of its name: a restart under the same name is another. */
   readonly #member: { readonly id: string; readonly incarnation: string };
+  /** Callers of `nextSync`, told how the next sync to start went. */
+  #waiting: Array<(ok: boolean) => void> = [];
 
   constructor(
     private readonly store: RedisStore,
@@ -82,6 +85,7 @@ export class RedisCoordinator {
     private readonly ledger: SharedUsageLedger,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly overrides?: OverrideChannel,
   ) {
     this.#lastDemandAt = clock.now();
     this.#member = { id: cluster.replicaId, incarnation: randomBytes(6).toString('hex') };
@@ -126,6 +130,15 @@ export class RedisCoordinator {
     this.store.close();
   }
 
+  /**
+   * Resolves once the next sync to start is done: true when it reached Redis (what was changed
+   * before this call — a key's revoke, say — is written there), false when it did not.
+   */
+  nextSync(): Promise<boolean> {
+    if (this.#stopped) return Promise.resolve(false);
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
   /** Zeroes the fleet's usage of `names` (seen by every replica at its next sync). */
   async reset(names: readonly string[]): Promise<void> {
     const nodes = this.target.nodes().filter((node) => names.includes(node.name));
@@ -155,6 +168,14 @@ export class RedisCoordinator {
 
   /** One sync; false when Redis could not be reached (nothing is lost). */
   async #sync(): Promise<boolean> {
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    const ok = await this.#syncOnce();
+    for (const tell of waiting) tell(ok);
+    return ok;
+  }
+
+  async #syncOnce(): Promise<boolean> {
     const nodes = this.target.nodes();
     const now = this.clock.now();
     const seconds = Math.max((now - this.#lastDemandAt) / 1000, 0.001);
@@ -180,15 +201,18 @@ export class RedisCoordinator {
         wantedConcurrent: demand.concurrent,
       };
     });
+    const push = this.overrides?.outgoing();
     let result: SyncResult;
     try {
-      result = await this.store.sync(this.#member, this.cluster.leaseTtlMs, batch.seq, request);
+      const { leaseTtlMs } = this.cluster;
+      result = await this.store.sync(this.#member, leaseTtlMs, batch.seq, request, push);
     } catch (err) {
-      // The batch stays as it is, to be sent again under its number.
+      // The batch stays as it is, to be sent again under its number (and the keys' changes).
       this.#failed(err as Error);
       return false;
     }
     this.#succeeded(nodes, result);
+    if (push !== undefined) this.overrides!.incoming(push, result.overrides);
     return true;
   }
 

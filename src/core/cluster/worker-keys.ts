@@ -56,7 +56,7 @@ export function handleKeyCommand(
   reply: (message: WorkerMessage) => unknown,
 ): boolean {
   if (message.t === 'keys') {
-    keys.applyOverrides(message);
+    keys.applyOverrides(message.overrides);
     if (message.id !== undefined) reply({ t: 'reply', id: message.id, value: null });
     return true;
   }

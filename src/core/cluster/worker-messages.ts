@@ -6,7 +6,7 @@
 import type { Worker } from 'node:cluster';
 import type { NodeView } from '../admin/node-view.js';
 import type { Config } from '../config/types.js';
-import type { KeyOverrides } from '../keys/client-keys.js';
+import type { KeyOverrides } from '../keys/key-overrides.js';
 import type { PrimaryState, WorkerSync } from './worker-hub.js';
 import type { KeyActivity } from '../keys/key-activity.js';
 
@@ -24,10 +24,10 @@ export type PrimaryCommand =
   /** The cordoned nodes now: apply, then reply. */
   | { readonly t: 'cordon'; readonly id: number; readonly cordoned: readonly string[] }
   /**
-   * The operator's runtime changes to client keys (revoked, budgets), whole: apply, then reply
-   * when there is an `id` (sent without one right after `start`).
+   * The operator's runtime changes to client keys (revokes, budgets: the primary's book,
+   * whole): apply, then reply when there is an `id` (sent without one right after `start`).
    */
-  | ({ readonly t: 'keys'; readonly id?: number } & KeyOverrides)
+  | { readonly t: 'keys'; readonly id?: number; readonly overrides: KeyOverrides }
   /** The primary asks for this worker's calls per key (GET /admin/keys). */
   | { readonly t: 'keyview'; readonly id: number }
   | { readonly t: 'shutdown' }

@@ -13,6 +13,14 @@ import type { PeriodNode } from '../quota/rollover.js';
 import type { QuotaEntry, QuotaSnapshot, UsageLedger } from '../quota/usage-ledger.js';
 import { FailedChecks } from './failed-checks.js';
 import type { KeyDemand, KeyShare } from './key-limits.js';
+import {
+  KeyOverrideBook,
+  budgetField,
+  budgetOverride,
+  budgetValue,
+  revokeField,
+  type KeyOverrides,
+} from './key-overrides.js';
 import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
 import { KeyState } from './key-state.js';
 
@@ -29,6 +37,8 @@ export class ClientKeys {
   readonly #failed = new FailedChecks();
   /** Calls without a usable key, by outcome (`keyless`, `no_key`, `unknown_key`, …). */
   readonly unkeyed = new Map<string, number>();
+  /** The operator's runtime changes (revoke, budget): this process's, or the fleet's. */
+  readonly book = new KeyOverrideBook();
   /**
    * Workers or replicas: the shared ledger keys' usage is counted in (the primary's, or the one
    * synced with Redis), and the fleet-wide reset.
@@ -53,13 +63,10 @@ export class ClientKeys {
     const byName = new Map<string, KeyState>();
     for (const config of keys?.keys ?? []) {
       let state = this.#byName.get(config.name);
-      if (state === undefined) {
-        state = new KeyState(config, now, this.wallNow);
-      } else {
-        // A revoked key stays revoked across reloads until its secret changes (rotation).
-        if (state.config.sha256 !== config.sha256) state.revoked = false;
-        state.reconfigure(config, now);
-      }
+      if (state === undefined) state = new KeyState(config, now, this.wallNow);
+      else state.reconfigure(config, now);
+      // A revoke names the secret (a rotation is not revoked); a runtime budget, the config's.
+      this.#applyBook(state);
       if (this.#shared !== undefined && !state.shared)
         state.share(this.#shared.ledger.counter(keyUsageName(config.name)));
       byHash.set(config.sha256, state);
@@ -179,32 +186,41 @@ export class ClientKeys {
       : undefined;
   }
 
-  /** What the operator changed at runtime (`key revoke`, `key budget`), to hand to others. */
+  /** Revokes the key's secret (or takes the revoke back): in force here at once. */
+  setRevoked(state: KeyState, revoked: boolean): void {
+    this.book.set(revokeField(state.name, state.config.sha256), revoked ? '1' : '0');
+    this.#applyBook(state);
+  }
+
+  /** Sets the key's budget at runtime (undefined: the config's `monthly_credits` again). */
+  setBudget(state: KeyState, credits: number | undefined): void {
+    this.book.set(budgetField(state.name), budgetValue(credits, state.config.monthlyCredits));
+    this.#applyBook(state);
+  }
+
+  /** The operator's changes, to hand to another process (the primary's, to a worker). */
   overrides(): KeyOverrides {
-    const budgets: Record<string, number> = {};
-    for (const state of this.#byName.values())
-      if (state.budgetOverride !== undefined) budgets[state.name] = state.budgetOverride;
-    return {
-      revoked: this.list()
-        .filter((state) => state.revoked)
-        .map((s) => s.name),
-      budgets,
-    };
+    return this.book.entries();
   }
 
   /** Takes the operator's changes as another process holds them (the primary's, to a worker). */
   applyOverrides(overrides: KeyOverrides): void {
-    for (const state of this.#byName.values()) {
-      state.revoked = overrides.revoked.includes(state.name);
-      state.budgetOverride = overrides.budgets[state.name];
-    }
+    this.book.replace(overrides);
+    this.refresh();
   }
-}
 
-/** The runtime changes to keys: revoked keys, budgets set by `key budget`. */
-export interface KeyOverrides {
-  readonly revoked: readonly string[];
-  readonly budgets: Readonly<Record<string, number>>;
+  /** Puts the book in force on every key (after the fleet's sync changed it). */
+  refresh(): void {
+    for (const state of this.#byName.values()) this.#applyBook(state);
+  }
+
+  #applyBook(state: KeyState): void {
+    state.revoked = this.book.value(revokeField(state.name, state.config.sha256)) === '1';
+    state.budgetOverride = budgetOverride(
+      this.book.value(budgetField(state.name)),
+      state.config.monthlyCredits,
+    );
+  }
 }
 
 /** The name a key's usage goes by in quotas.json and the shared ledger. */

@@ -28,7 +28,7 @@ export interface KeyUsage {
 export class KeyState {
   config: ClientKeyConfig;
   methods: MethodGlobs;
-  /** Refused at once, on every door (admin `key revoke`); cleared by a reload that keeps it. */
+  /** Refused at once, on every door (`key revoke`): set from ClientKeys' book of changes. */
   revoked = false;
   /** The budget an operator set at runtime (`key budget`); undefined = the config's. */
   budgetOverride: number | undefined;
