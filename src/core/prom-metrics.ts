@@ -24,8 +24,10 @@ import {
   type ClusterSample,
   type ChainSample,
   type KeySample,
+  type LogsLimitSample,
 } from './metrics.js';
 import { ChainCounters } from './prom-chain-metrics.js';
+import { LogsCounters } from './prom-logs-metrics.js';
 import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import { registerKeyMetrics } from './prom-key-metrics.js';
@@ -90,6 +92,7 @@ class PromMetrics implements ProxyMetrics {
   #clusterRegistered = false;
   #chainSource: () => readonly ChainSample[] = () => [];
   readonly #chain: ChainCounters;
+  readonly logs: LogsCounters;
 
   constructor(build: BuildInfo) {
     const registers = [this.#registry];
@@ -179,6 +182,7 @@ class PromMetrics implements ProxyMetrics {
     this.cache = createCacheMetrics(registry);
     registerWsMetrics(registry, () => this.#wsSource());
     this.#chain = new ChainCounters(registry, () => this.#chainSource());
+    this.logs = new LogsCounters(registry);
   }
 
   request(outcome: number, seconds: number): void {
@@ -219,6 +223,7 @@ class PromMetrics implements ProxyMetrics {
     const breakCounter = this.#streamBreaks;
     const chain = this.#chain;
     chain.addNode(name);
+    this.logs.addNode(name);
     // Counter and histogram indexes are allocated in step, so one index serves both. A node
     // removed by a reload keeps recording into retired indexes that are no longer exported.
     const recorder: NodeMetrics = {
@@ -257,6 +262,7 @@ class PromMetrics implements ProxyMetrics {
     this.#streamBreaks.remove(series.breaks);
     this.cache.removeNode(name);
     this.#chain.removeNode(name);
+    this.logs.removeNode(name);
     this.#health.remove(name, series);
   }
 
@@ -270,6 +276,10 @@ class PromMetrics implements ProxyMetrics {
 
   setChainSource(source: () => readonly ChainSample[]): void {
     this.#chainSource = source;
+  }
+
+  setLogsSource(source: () => readonly LogsLimitSample[]): void {
+    this.logs.setSource(source);
   }
 
   setWsSource(source: () => WsSnapshot): void {

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
+import { readHeavyReadFields } from './heavy-read-fields.js';
 import type { ClientKeyConfig, KeysConfig } from './key-types.js';
 import { readOriginList } from './origin-list.js';
 import type { ProblemList } from './problem-list.js';
@@ -27,6 +28,8 @@ const KEY_FIELDS = [
   'max_batch_size',
   'max_subscriptions',
   'params',
+  'required_filters',
+  'max_answer_bytes',
 ] as const;
 
 /** Shortest key a `key_env` variable may hold: anything shorter can be guessed. */
@@ -181,10 +184,12 @@ function readKey(
   const maxSubscriptions = limit('max_subscriptions', 1_000_000, 'subscriptions per connection');
   r.accept('params');
   const params = readParamGuards(entry.params, file, `${at}.params`, problems);
+  const heavy = readHeavyReadFields(r, entry, file, at, problems);
   r.rejectUnknown(KEY_FIELDS);
   if (problems.errors.length > before || name === undefined || sha256 === undefined)
     return undefined;
   if (methods === undefined || origins === undefined || params === undefined) return undefined;
+  if (heavy === undefined) return undefined;
   return {
     name,
     sha256,
@@ -199,6 +204,7 @@ function readKey(
     maxBatchSize,
     maxSubscriptions,
     params,
+    ...heavy,
   };
 }
 

@@ -1,3 +1,4 @@
+import { readLogsLimitFields } from './logs-limit-fields.js';
 import type { ProblemList } from './problem-list.js';
 import { readNodeHeaders } from './node-headers.js';
 import { isPlainRemote, readNodeUrl } from './node-url.js';
@@ -25,6 +26,8 @@ const NODE_KEYS = [
   'ws_url',
   'headers',
   'head_probe_seconds',
+  'max_logs_block_range',
+  'max_logs_results',
 ] as const;
 
 /** A node entry after its own fields are checked, before its price list is loaded. */
@@ -45,6 +48,9 @@ export interface NodeFields {
   readonly providerPricingPath: string;
   /** Ask the node its head every this many seconds (priced like any call); absent: never. */
   readonly headProbeSeconds?: number;
+  /** eth_getLogs limits of this node (over its price list's); absent: the list's. */
+  readonly maxLogsBlockRange?: number;
+  readonly maxLogsResults?: number;
 }
 
 /** One node entry read: its fields when all are valid, and its price list's path if readable. */
@@ -141,6 +147,7 @@ export function readNodeFields(
     required: false,
     hint: 'seconds between head probes (one getSlot / eth_blockNumber, booked like any call); off by default — heads come from traffic',
   });
+  const logs = readLogsLimitFields(r);
   const monthly = r.integer('monthly_limit', {
     min: 0,
     max: Number.MAX_SAFE_INTEGER,
@@ -214,6 +221,7 @@ export function readNodeFields(
     resetDay: resetDay ?? 1,
     providerPricingPath: pricing,
     ...(headProbeSeconds === undefined ? {} : { headProbeSeconds }),
+    ...logs,
   };
   return { fields, providerPricingPath: pricing };
 }

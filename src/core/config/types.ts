@@ -50,6 +50,10 @@ export interface PriceList {
   readonly named: ReadonlyMap<string, { readonly cost: number; readonly source: PriceSource }>;
   /** WebSocket prices; undefined = the provider's WebSocket is not used. */
   readonly websocket?: WsPrices | undefined;
+  /** Most blocks the provider serves in one eth_getLogs (`[limits]`); undefined = unknown. */
+  readonly maxLogsBlockRange?: number | undefined;
+  /** Most logs the provider returns in one eth_getLogs answer; undefined = unknown. */
+  readonly maxLogsResults?: number | undefined;
 }
 
 /** The `[server]` table, defaults applied. */
@@ -140,6 +144,10 @@ export interface NodeConfig {
   readonly pricing: PriceList;
   /** Seconds between head probes (`head_probe_seconds`); absent: never probed. */
   readonly headProbeSeconds?: number;
+  /** Most blocks per eth_getLogs for this node (over its price list's); absent: the list's. */
+  readonly maxLogsBlockRange?: number;
+  /** Most logs per eth_getLogs answer for this node; absent: the price list's. */
+  readonly maxLogsResults?: number;
 }
 
 /** The `[cluster]` table: several workers, and replicas sharing limits through Redis. */

@@ -20,7 +20,12 @@ export type RefusalReason =
   | 'per_ip_rate_limit'
   | 'concurrency'
   | 'budget'
-  | 'batch_size';
+  | 'batch_size'
+  // Guards of heavy reads (issue 29: keys/heavy-read-refusal.ts).
+  | 'filters'
+  | 'answer_size'
+  | 'logs_range'
+  | 'logs_plan';
 
 /** A refused call: what the client is answered. */
 export interface KeyRefusal {

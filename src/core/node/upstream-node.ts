@@ -5,6 +5,7 @@ import type { NodeMetrics } from '../metrics.js';
 import type { DeadlineQueue } from './deadline-queue.js';
 import { HttpTransport } from './http-transport.js';
 import { LatencyEma } from './latency-ema.js';
+import { LogsLimits } from './logs-limits.js';
 import { Penalty } from './penalty.js';
 import { Permits } from './permits.js';
 import { TokenBucket } from './token-bucket.js';
@@ -83,6 +84,8 @@ export class UpstreamNode {
    * not take batches): it is then sent one element per attempt. Cleared when its URL changes.
    */
   refusesBatches = false;
+  /** eth_getLogs limits its errors taught (issue 29); kept across reloads, not URL changes. */
+  readonly logsLimits = new LogsLimits();
   /** Requests that reached this node's rate check since the last `takeDemand` (demand). */
   wanted = 0;
   /** Requests turned away (or left waiting) for want of a permit since the last `takeDemand`. */
@@ -160,7 +163,10 @@ export class UpstreamNode {
       sameHeaders(previous, config)
     )
       return undefined;
-    if (previous.url !== config.url) this.refusesBatches = false;
+    if (previous.url !== config.url) {
+      this.refusesBatches = false;
+      this.logsLimits.clear();
+    }
     const old = this.#transport;
     this.#transport = transportFor(config, this.#deps);
     return old;
