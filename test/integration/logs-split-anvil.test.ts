@@ -163,6 +163,37 @@ describe.skipIf(unavailable !== undefined)(
       expect(wide.asked).toEqual([failing]);
     });
 
+    it('keeps the final chunks in the cache: asked again, only the chunk at the head goes out', async () => {
+      const cached = await startLogsStage(
+        [{ name: 'cheap', tier: 0, url: cheap.url, maxLogsBlockRange: CHEAP_LIMIT }],
+        {
+          cache: {
+            enabled: true,
+            coalesce: true,
+            maxBytes: 64 * 1024 * 1024,
+            maxEntryBytes: 8 * 1024 * 1024,
+            ttlMs: 400,
+            // Blocks 10 below the newest one seen are final (anvil has no finality of its own).
+            evmFinalityDepth: 10,
+            responseHeader: false,
+            methods: new Map(),
+          },
+        },
+      );
+      try {
+        const direct = await anvil!.call('eth_getLogs', [FILTER()]);
+        const ask = () =>
+          cached.post({ jsonrpc: '2.0', id: 5, method: 'eth_getLogs', params: [FILTER()] });
+        // The first answers teach the head; from then on every chunk below it is final.
+        for (let i = 0; i < 2; i++) expect((await ask()).json.result).toEqual(direct);
+        cheap.reset();
+        expect((await ask()).json.result).toEqual(direct);
+        expect(cheap.asked).toEqual([[chain.head - CHEAP_LIMIT + 1, chain.head]]);
+      } finally {
+        await cached.close();
+      }
+    });
+
     it("viem's and ethers' getLogs work unchanged (HTTP, HTTP batch, WebSocket)", async () => {
       const s = stage!;
       const [from, to] = [BigInt(chain.head - BLOCKS + 1), BigInt(chain.head)];

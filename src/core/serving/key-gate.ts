@@ -123,6 +123,8 @@ export interface CallBudget {
   reserveUpTo(credits: number): boolean;
   /** The key, for the refusal's words: its name, what is left, its budget. */
   readonly key: KeyState;
+  /** What the call holds reserved now (part of the key's `used`). */
+  readonly reserved: number;
 }
 
 /** An admitted single call on its way: settles its key when the answer comes back. */

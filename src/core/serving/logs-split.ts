@@ -143,7 +143,9 @@ class LogsCall<T> {
     if (budget !== undefined && !budget.reserveUpTo(plan.cost + this.credits)) {
       const key = budget.key;
       const total = key.budget ?? 0;
-      return refused(planOverBudget(factsOf(plan, span), key.name, total - key.used, total));
+      // What is left to this call: its own reservation is part of the key's `used`.
+      const left = total - (key.used - budget.reserved);
+      return refused(planOverBudget(factsOf(plan, span), key.name, left, total));
     }
     route.metrics.logs?.split();
     return runChunks(this.request, logs, from, to, plan, this.headers, this.ctx, this.serveOpen);

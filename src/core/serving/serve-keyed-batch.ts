@@ -45,13 +45,18 @@ class ElementBudgets {
   of(element: BatchElement): CallBudget | undefined {
     const base = this.admitted.get(element);
     if (base === undefined) return undefined;
+    let reserved = base;
     return {
       key: this.key,
+      get reserved() {
+        return reserved;
+      },
       reserveUpTo: (credits) => {
-        const more = credits - base;
+        const more = credits - reserved;
         if (more <= 0) return true;
         if (!this.key.reserveMore(more)) return false;
         this.extra += more;
+        reserved = credits;
         return true;
       },
     };
