@@ -35,6 +35,8 @@ export {
   type ClientKeyConfig,
 } from './config/index.js';
 export { MethodRegistry } from './protocol/method-registry.js';
+export { chunkCount } from './routing/logs-plan.js';
+export { configuredBlockRange } from './node/logs-limits.js';
 export { wsUrlOf } from './ws/ws-url.js';
 export { ProxyServer, type ProxyServerOptions } from './http/server.js';
 export type { HealthReport } from './http/health.js';
