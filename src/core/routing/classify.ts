@@ -4,13 +4,16 @@
  * 1. no response (connect/TLS error, deadline before headers) → retry, penalize
  * 2. headers but no complete body → retry, penalize
  * 3. a status that means "your request is wrong" (400, 402, 404–418, 421–426, 428, 431, 451)
- *    → forward as final, no penalty, no measurement
+ *    → forward as final, no penalty, no measurement — unless its body is an eth_getLogs limit
+ *    (QuickNode's 413): retry elsewhere, no penalty
  * 4. a small body (≤ 512 B) or one containing `"error"` is read:
  *    - unreadable: a notification's 2xx answer is its success whatever the body (a node owes a
  *      notification nothing); otherwise retry and penalize — a malformed answer is the node's
- *    - a JSON-RPC error: by the error table (protocol/upstream-errors.ts) — the client's own
- *      codes (-32700/-32600/-32601/-32602) and deterministic execution errors are final with
- *      no penalty; node-state errors retry (penalized only when the node says it is unhealthy
+ *    - a JSON-RPC error: an eth_getLogs range or result limit (protocol/logs-limit-errors.ts)
+ *      first — retry elsewhere, no penalty, the node learns its limit — even with a client
+ *      code (Alchemy's -32600, Infura's -32602); then by the error table (upstream-errors.ts):
+ *      the client's own codes (-32700/-32600/-32601/-32602) and deterministic execution errors
+ *      are final with no penalty; node-state errors retry (penalized only when the node says it is unhealthy
  *      or throttled); unknown errors retry and are judged by agreement (see route.ts)
  * 5. 2xx → success: forward, measure latency, clear the penalty
  * 6. anything else (429, 5xx, 401, 403, …) → forward as final, penalize
