@@ -31,6 +31,7 @@ const COMPARED_FIELDS = [
   'monthlyLimit',
   'resetDay',
   'spilloverThreshold',
+  'maxLogsBlockRange',
 ] as const;
 const FIELD_LABEL: Record<(typeof COMPARED_FIELDS)[number], string> = {
   url: 'url',
@@ -43,6 +44,7 @@ const FIELD_LABEL: Record<(typeof COMPARED_FIELDS)[number], string> = {
   monthlyLimit: 'monthly_limit',
   resetDay: 'reset_day',
   spilloverThreshold: 'spillover threshold',
+  maxLogsBlockRange: 'max_logs_block_range',
 };
 
 function changedFields(before: NodeConfig, after: NodeConfig): string[] {

@@ -104,7 +104,6 @@ export async function resolveRange(
     return undefined;
   }
   const from = await resolveTag(logs.from, headers, ctx, serveOpen, tally);
-  const to =
-    logs.to === logs.from ? from : await resolveTag(logs.to, headers, ctx, serveOpen, tally);
+  const to = await resolveTag(logs.to, headers, ctx, serveOpen, tally);
   return from === undefined || to === undefined ? undefined : [from, to];
 }
