@@ -21,6 +21,17 @@ function parsePort(value: string): number {
   return port;
 }
 
+/** Parses --blocks: a whole number of blocks, at least 1. */
+function parseBlocks(value: string): number {
+  const blocks = Number(value);
+  if (!/^\d+$/.test(value) || blocks < 1 || !Number.isSafeInteger(blocks)) {
+    throw new InvalidArgumentError(
+      `'${value}' is not a number of blocks; use a whole number, e.g. 50000.`,
+    );
+  }
+  return blocks;
+}
+
 /** Parses --workers: a whole number from 1 to 256, or "auto" (one per CPU). */
 function parseWorkers(value: string): number | 'auto' {
   if (value === 'auto') return value;
@@ -66,9 +77,17 @@ program
   .option('-c, --config <path>', CONFIG_HELP)
   .option('--json', 'machine-readable output')
   .option('--chain <name>', "only that chain's nodes, e.g. --chain base eth_getLogs")
+  .option(
+    '--blocks <n>',
+    'eth_getLogs: how a range of n blocks is cut for each node, and what it costs',
+    parseBlocks,
+  )
   .addHelpText(
     'after',
-    examples(`cascade price getBalance getProgramAccounts --config ${MOCK_TOML}`),
+    examples(
+      `cascade price getBalance getProgramAccounts --config ${MOCK_TOML}`,
+      'cascade price eth_getLogs --blocks 50000 --config config/balancer_config/evm.example.toml',
+    ),
   )
   .action(lazy(async () => (await import('./commands/price.js')).runPrice));
 

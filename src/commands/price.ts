@@ -17,6 +17,7 @@ import {
 } from '../core/index.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { renderJson, renderTable } from './output.js';
+import { logsPlans, renderLogsPlans } from './price-logs.js';
 
 /** Flags of `cascade price`. */
 export interface PriceOptions {
@@ -24,6 +25,8 @@ export interface PriceOptions {
   readonly json?: boolean | undefined;
   /** `--chain NAME`: only that chain's nodes (and its routing). */
   readonly chain?: string | undefined;
+  /** eth_getLogs: how a range of this many blocks is cut and priced on each node. */
+  readonly blocks?: number | undefined;
 }
 
 /** One method on one node. */
@@ -120,6 +123,12 @@ export function runPrice(
   options: PriceOptions,
   io: CommandIo,
 ): ExitCode {
+  if (options.blocks !== undefined && !methods.includes('eth_getLogs')) {
+    throw new UsageError(
+      '--blocks plans an eth_getLogs range',
+      'e.g. cascade price eth_getLogs --blocks 50000',
+    );
+  }
   loadDotEnv(io.cwd, io.env);
   const registry = new MethodRegistry();
   const result = loadConfig({ configPath: options.config, env: io.env, cwd: io.cwd, registry });
@@ -139,8 +148,10 @@ export function runPrice(
       ...describeRouting(chain.routing, method),
     })),
   );
+  const logs =
+    options.blocks === undefined ? undefined : logsPlans(config, chains, registry, options.blocks);
   if (options.json) {
-    io.out(renderJson({ path: result.path, prices: rows, strategies }));
+    io.out(renderJson({ path: result.path, prices: rows, strategies, ...(logs && { logs }) }));
     return 0;
   }
   io.out(renderRows(rows));
@@ -158,6 +169,7 @@ export function runPrice(
       );
     }
   for (const strategy of strategies) io.out(strategyLine(strategy));
+  if (logs !== undefined) io.out(renderLogsPlans(logs));
   return 0;
 }
 

@@ -176,3 +176,24 @@ describe('status with chains and accounts', () => {
     expect(text.split('\n')[1]).toMatch(/│ node\s+│ tier │ rank │ state/);
   });
 });
+
+describe('status eth_getLogs limits', () => {
+  it('lists configured and learned limits under the table, and nothing when none is known', () => {
+    const text = renderStatus(
+      {
+        ...doc,
+        nodes: [
+          node({ logs_block_range: 10_000, logs_block_range_learned: 2000 }),
+          node({ name: 'b', logs_block_range: 2000, logs_block_range_learned: null }),
+          node({ name: 'c', logs_results_learned: 10_000 }),
+          node({ name: 'd', logs_block_range: null }),
+        ],
+      },
+      false,
+    );
+    expect(text).toContain(
+      'eth_getLogs limits: a 2,000 blocks (learned, configured 10,000) · b 2,000 blocks · c 10,000 logs per answer (learned)',
+    );
+    expect(renderStatus(doc, false)).not.toContain('eth_getLogs limits');
+  });
+});

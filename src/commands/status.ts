@@ -56,6 +56,22 @@ function headText(node: NodeView): string {
   return `${num(node.head, '—')} (${lag})`;
 }
 
+/** One node's eth_getLogs limits: configured, and what its errors taught; undefined: none. */
+function logsLimitsOf(node: NodeView): string | undefined {
+  const parts: string[] = [];
+  const configured = node.logs_block_range ?? null;
+  const learned = node.logs_block_range_learned ?? null;
+  if (learned !== null) {
+    const over = configured === null ? '' : `, configured ${num(configured, '')}`;
+    parts.push(`${num(learned, '')} blocks (learned${over})`);
+  } else if (configured !== null) {
+    parts.push(`${num(configured, '')} blocks`);
+  }
+  const results = node.logs_results_learned ?? null;
+  if (results !== null) parts.push(`${num(results, '')} logs per answer (learned)`);
+  return parts.length === 0 ? undefined : `${node.name} ${parts.join(', ')}`;
+}
+
 /** One node table (every node, or one chain's); an account column when any node has one. */
 function nodeTable(rows: readonly NodeView[], now: number, colour: boolean): string {
   const accounts = rows.some((node) => node.account !== undefined);
@@ -155,6 +171,8 @@ export function renderStatus(doc: NodesDocument, colour: boolean): string {
   if (doc.accounts !== undefined) lines.push('provider accounts', renderAccounts(doc.accounts));
   const processes = doc.workers === 1 ? '1 serving process' : `${doc.workers} workers`;
   lines.push(`pid ${doc.pid} · ${processes} · as of ${doc.generated_at}`);
+  const logs = doc.nodes.flatMap((node) => logsLimitsOf(node) ?? []);
+  if (logs.length > 0) lines.push(`eth_getLogs limits: ${logs.join(' · ')}`);
   for (const event of doc.events.slice(-5)) {
     lines.push(
       `  ${event.at}  ${event.node} ${event.kind}${event.detail ? ` — ${event.detail}` : ''}`,

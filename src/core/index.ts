@@ -38,6 +38,8 @@ export { chainOf, chainsOf } from './config/config-chains.js';
 export { accountUsageName } from './config/accounts-section.js';
 export type { AccountConfig, ChainConfig } from './config/types.js';
 export { MethodRegistry } from './protocol/method-registry.js';
+export { chunkCount } from './routing/logs-plan.js';
+export { configuredBlockRange } from './node/logs-limits.js';
 export { wsUrlOf } from './ws/ws-url.js';
 export { ProxyServer, type ProxyServerOptions } from './http/server.js';
 export type { HealthReport } from './http/health.js';

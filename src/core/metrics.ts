@@ -219,6 +219,21 @@ export interface TopologySample {
   }>;
 }
 
+/** What eth_getLogs splitting records (issue 29). */
+export interface LogsMetrics {
+  /** A client eth_getLogs was split (rpc_logs_split_requests_total). */
+  split(): void;
+  /** One chunk of a split was answered by `node` ('cache' for a stored chunk). */
+  chunk(node: string): void;
+}
+
+/** A node's eth_getLogs limits its errors taught, read at scrape time (rpc_logs_learned_limit). */
+export interface LogsLimitSample {
+  readonly node: string;
+  readonly blockRange: number | undefined;
+  readonly results: number | undefined;
+}
+
 /** Everything the proxy records. */
 export interface ProxyMetrics {
   request(outcome: number, seconds: number): void;
@@ -253,6 +268,10 @@ export interface ProxyMetrics {
   setTopologySource?(source: () => TopologySample): void;
   /** The cache's recorders; absent = record nothing. */
   readonly cache?: CacheMetrics;
+  /** eth_getLogs splitting's recorders; absent = record nothing. */
+  readonly logs?: LogsMetrics;
+  /** Registers the live source of rpc_logs_learned_limit (absent: not exported). */
+  setLogsSource?(source: () => readonly LogsLimitSample[]): void;
   /** Prometheus text exposition. */
   render(): Promise<string>;
   readonly contentType: string;

@@ -26,8 +26,10 @@ import {
   type KeySample,
   type ChainMetrics,
   type TopologySample,
+  type LogsLimitSample,
 } from './metrics.js';
 import { ChainCounters } from './prom-chain-metrics.js';
+import { LogsCounters } from './prom-logs-metrics.js';
 import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import { registerKeyMetrics } from './prom-key-metrics.js';
@@ -95,6 +97,7 @@ class PromMetrics implements ProxyMetrics {
   readonly #chain: ChainCounters;
   readonly #chainRequests: ChainRequestCounters;
   #topologySource: (() => TopologySample) | undefined;
+  readonly logs: LogsCounters;
 
   constructor(build: BuildInfo) {
     const registers = [this.#registry];
@@ -186,6 +189,7 @@ class PromMetrics implements ProxyMetrics {
     this.#chain = new ChainCounters(registry, () => this.#chainSource());
     this.#chainRequests = new ChainRequestCounters(registry);
     registerTopologyGauges(registry, () => this.#topologySource?.());
+    this.logs = new LogsCounters(registry);
   }
 
   request(outcome: number, seconds: number): void {
@@ -226,6 +230,7 @@ class PromMetrics implements ProxyMetrics {
     const breakCounter = this.#streamBreaks;
     const chain = this.#chain;
     chain.addNode(name);
+    this.logs.addNode(name);
     // Counter and histogram indexes are allocated in step, so one index serves both. A node
     // removed by a reload keeps recording into retired indexes that are no longer exported.
     const recorder: NodeMetrics = {
@@ -264,6 +269,7 @@ class PromMetrics implements ProxyMetrics {
     this.#streamBreaks.remove(series.breaks);
     this.cache.removeNode(name);
     this.#chain.removeNode(name);
+    this.logs.removeNode(name);
     this.#health.remove(name, series);
   }
 
@@ -289,6 +295,10 @@ class PromMetrics implements ProxyMetrics {
 
   setTopologySource(source: () => TopologySample): void {
     this.#topologySource = source;
+  }
+
+  setLogsSource(source: () => readonly LogsLimitSample[]): void {
+    this.logs.setSource(source);
   }
 
   setWsSource(source: () => WsSnapshot): void {

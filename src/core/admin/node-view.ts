@@ -8,6 +8,7 @@ import { nodeChainReport } from '../chain/chain-report.js';
 import type { ChainState } from '../chain/chain-state.js';
 import type { Clock } from '../clock.js';
 import type { NodeConfig } from '../config/types.js';
+import { configuredBlockRange } from '../node/logs-limits.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { nextReset } from '../quota/billing-period.js';
 import type { RoutingTable } from '../routing/routing-table.js';
@@ -51,6 +52,12 @@ export interface NodeView {
   readonly next_reset: string;
   readonly requests_last_minute: number;
   readonly failures_last_minute: number;
+  /** Most blocks per eth_getLogs as configured (node table or price list); null: none. */
+  readonly logs_block_range?: number | null;
+  /** Most blocks per eth_getLogs the node's errors taught; null: nothing learned. */
+  readonly logs_block_range_learned?: number | null;
+  /** Most logs per eth_getLogs answer the node's errors taught; null: nothing learned. */
+  readonly logs_results_learned?: number | null;
 }
 
 const finite = (value: number): number | null => (Number.isFinite(value) ? value : null);
@@ -68,6 +75,15 @@ function limitsOf(config: NodeConfig, today: Date) {
     spillover_threshold: finite(config.spilloverThreshold),
     monthly_limit: config.monthlyLimit ?? null,
     next_reset: nextReset(today, config.resetDay),
+    logs_block_range: configuredBlockRange(config) ?? null,
+  };
+}
+
+/** What the node's errors taught about its eth_getLogs limits (null: nothing). */
+function learnedOf(node: UpstreamNode) {
+  return {
+    logs_block_range_learned: node.logsLimits.blockRange ?? null,
+    logs_results_learned: node.logsLimits.results ?? null,
   };
 }
 
@@ -117,6 +133,7 @@ function viewOf(
     requests_last_minute: recent.requestsLastMinute,
     failures_last_minute: recent.failuresLastMinute,
     ...limitsOf(node.config, today),
+    ...learnedOf(node),
   };
 }
 
@@ -187,6 +204,15 @@ function mergeOne(
     requests_last_minute: sum((row) => row.requests_last_minute),
     failures_last_minute: sum((row) => row.failures_last_minute),
     ...limitsOf(config, today),
+    // Each worker learns from its own traffic: the lowest limit any worker was taught.
+    logs_block_range_learned: pickOf(
+      rows.map((row) => row.logs_block_range_learned),
+      Math.min,
+    ),
+    logs_results_learned: pickOf(
+      rows.map((row) => row.logs_results_learned),
+      Math.min,
+    ),
   };
 }
 

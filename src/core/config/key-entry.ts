@@ -1,8 +1,9 @@
 /**
  * One `[[keys]]` entry (issue 27), read into a ClientKeyConfig: its name, secret
- * (key-secret.ts), method globs, limits, budget, origins and param guards, every problem
- * named by its field.
+ * (key-secret.ts), method globs, limits, budget, origins, param and heavy-read guards, chains,
+ * every problem named by its field.
  */
+import { readHeavyReadFields } from './heavy-read-fields.js';
 import type { ClientKeyConfig } from './key-types.js';
 import { readSecret } from './key-secret.js';
 import { readOriginList } from './origin-list.js';
@@ -24,6 +25,8 @@ const KEY_FIELDS = [
   'max_subscriptions',
   'params',
   'chains',
+  'required_filters',
+  'max_answer_bytes',
 ] as const;
 
 /** What a key's name may be: it appears in metric labels, logs and URLs of the admin API. */
@@ -125,6 +128,7 @@ export function readKey(
     problems,
     'e.g. chains = ["solana", "base"]: the [[chains]] the key may call; omit it for every chain',
   );
+  const heavy = readHeavyReadFields(r, entry, file, at, problems);
   r.rejectUnknown(KEY_FIELDS);
   if (problems.errors.length > before || name === undefined || sha256 === undefined)
     return undefined;
@@ -132,7 +136,8 @@ export function readKey(
     methods === undefined ||
     origins === undefined ||
     params === undefined ||
-    chains === undefined
+    chains === undefined ||
+    heavy === undefined
   )
     return undefined;
   return {
@@ -150,5 +155,6 @@ export function readKey(
     maxSubscriptions,
     params,
     chains,
+    ...heavy,
   };
 }

@@ -1,3 +1,4 @@
+import { readLogsLimitFields } from './logs-limit-fields.js';
 import type { ProblemList } from './problem-list.js';
 import { readNodeHeaders } from './node-headers.js';
 import { isPlainRemote, readNodeUrl } from './node-url.js';
@@ -26,6 +27,8 @@ const NODE_KEYS = [
   'headers',
   'head_probe_seconds',
   'account',
+  'max_logs_block_range',
+  'max_logs_results',
 ] as const;
 
 /** A node entry after its own fields are checked, before its price list is loaded. */
@@ -48,6 +51,9 @@ export interface NodeFields {
   readonly headProbeSeconds?: number;
   /** The `[[accounts]]` entry it bills to; absent: none. */
   readonly account?: string;
+  /** eth_getLogs limits of this node (over its price list's); absent: the list's. */
+  readonly maxLogsBlockRange?: number;
+  readonly maxLogsResults?: number;
 }
 
 /** A node entry's name and account as written, and where it is (`chains[1].nodes[0]`). */
@@ -161,6 +167,7 @@ export function readNodeFields(
     'the name of an [[accounts]] entry whose credit pool and limits this node shares',
   );
   // A node of an account is metered by the account; its own monthly_limit is then optional.
+  const logs = readLogsLimitFields(r);
   const monthly = r.integer('monthly_limit', {
     min: 0,
     max: Number.MAX_SAFE_INTEGER,
@@ -235,6 +242,7 @@ export function readNodeFields(
     resetDay: resetDay ?? 1,
     providerPricingPath: pricing,
     ...(headProbeSeconds === undefined ? {} : { headProbeSeconds }),
+    ...logs,
   };
   return { name, account, fields, providerPricingPath: pricing };
 }

@@ -50,6 +50,10 @@ export interface PriceList {
   readonly named: ReadonlyMap<string, { readonly cost: number; readonly source: PriceSource }>;
   /** WebSocket prices; undefined = the provider's WebSocket is not used. */
   readonly websocket?: WsPrices | undefined;
+  /** Most blocks the provider serves in one eth_getLogs (`[limits]`); undefined = unknown. */
+  readonly maxLogsBlockRange?: number | undefined;
+  /** Most logs the provider returns in one eth_getLogs answer; undefined = unknown. */
+  readonly maxLogsResults?: number | undefined;
 }
 
 /** The `[server]` table, defaults applied. */
@@ -144,6 +148,10 @@ export interface NodeConfig {
   readonly chain?: string;
   /** The provider account it draws credits and limits from (`[[accounts]]` name); absent: none. */
   readonly account?: string;
+  /** Most blocks per eth_getLogs for this node (over its price list's); absent: the list's. */
+  readonly maxLogsBlockRange?: number;
+  /** Most logs per eth_getLogs answer for this node; absent: the price list's. */
+  readonly maxLogsResults?: number;
 }
 
 /** Name of the one chain of a config written with top-level `[[nodes]]`. */

@@ -22,6 +22,8 @@ export type SharedHandlerContext = Omit<ProxyHandlerContext, 'route' | 'cache' |
 export class ServedChain {
   #config: ChainConfig;
   #policies: PolicyTable;
+  /** The chain's eth_getLogs settings, updated in place by a reload. */
+  readonly #logs: { maxBlockRange: number | undefined };
   /** The HTTP handler's context for this chain's requests (the WebSocket side reads it too). */
   readonly handler: ProxyHandlerContext;
 
@@ -34,6 +36,7 @@ export class ServedChain {
   ) {
     this.#config = config;
     this.#policies = new PolicyTable(config.routing, registry);
+    this.#logs = { maxBlockRange: config.lag?.maxLogsBlockRange };
     const cache = new ResponseCache(
       config.cache,
       shared.metrics.cache,
@@ -48,6 +51,7 @@ export class ServedChain {
         table: () => slot.table,
         policies: () => this.#policies,
         chainMetrics: shared.metrics.forChain?.(config.name),
+        logs: this.#logs,
       },
       cache,
     };
@@ -65,6 +69,7 @@ export class ServedChain {
   reconfigure(config: ChainConfig): void {
     this.#config = config;
     this.#policies = new PolicyTable(config.routing, this.registry);
+    this.#logs.maxBlockRange = config.lag?.maxLogsBlockRange;
     // A changed [cache] applies at once; a changed price list leaves stored answers alone.
     this.handler.cache?.reconfigure(config.cache, config.routing?.writeMethods);
   }

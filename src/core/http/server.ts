@@ -96,6 +96,15 @@ export class ProxyServer {
         options.logger.info({ node: node.name, after_seconds: seconds }, 'node recovered');
         options.onNodeHealth?.(node.name, 0);
       },
+      logsLimitLearned: (node) => {
+        const { blockRange, results } = node.logsLimits;
+        const learned = {
+          node: node.name,
+          max_logs_block_range: blockRange,
+          max_logs_results: results,
+        };
+        options.logger.info(learned, 'eth_getLogs limit learned from the node');
+      },
     };
     this.#shared = {
       registry: options.registry,
@@ -188,6 +197,9 @@ export class ProxyServer {
     proxy.metrics.setQuotaSource(() => quotaSamples(proxy.topology.table.all, new Date()));
     proxy.metrics.setChainSource?.(() => chainSamples(proxy.topology, proxy.#clock.now()));
     proxy.metrics.setTopologySource?.(() => topologySample(proxy.topology));
+    proxy.metrics.setLogsSource?.(() =>
+      proxy.topology.table.all.map((node) => ({ node: node.name, ...node.logsLimits })),
+    );
     const keys = proxy.#shared.keys;
     if (keys.enabled) proxy.metrics.setKeySource?.(() => keys.samples());
     proxy.#health.tick();

@@ -21,7 +21,12 @@ export type RefusalReason =
   | 'concurrency'
   | 'budget'
   | 'batch_size'
-  | 'chain';
+  | 'chain'
+  // Guards of heavy reads (issue 29: keys/heavy-read-refusal.ts).
+  | 'filters'
+  | 'answer_size'
+  | 'logs_range'
+  | 'logs_plan';
 
 /** A refused call: what the client is answered. */
 export interface KeyRefusal {

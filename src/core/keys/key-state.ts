@@ -157,6 +157,22 @@ export class KeyState {
     return undefined;
   }
 
+  /**
+   * Reserves `extra` credits more for a call already admitted (a planned eth_getLogs split,
+   * priced whole before its first chunk): false, reserving nothing, when the budget cannot
+   * hold it. Settle with what the call reserved in all.
+   */
+  reserveMore(extra: number): boolean {
+    const budget = this.budget;
+    if (budget !== undefined) {
+      this.#rollPeriod();
+      if (this.used + extra > budget) return false;
+    }
+    this.#used += extra;
+    this.reservedNow += extra;
+    return true;
+  }
+
   /** A call admitted with `reserved` ended having cost `credits` (0 for cache answers). */
   settle(reserved: number, credits: number): void {
     this.settleMany(1, reserved, credits);

@@ -5,6 +5,7 @@ import type { NodeMetrics } from '../metrics.js';
 import type { DeadlineQueue } from './deadline-queue.js';
 import { HttpTransport } from './http-transport.js';
 import { LatencyEma } from './latency-ema.js';
+import { LogsLimits } from './logs-limits.js';
 import { Penalty } from './penalty.js';
 import { BilledUsage, type ProviderAccount } from './provider-account.js';
 import { ProviderLimits } from './provider-limits.js';
@@ -82,6 +83,8 @@ export class UpstreamNode extends ProviderLimits {
    * not take batches): it is then sent one element per attempt. Cleared when its URL changes.
    */
   refusesBatches = false;
+  /** eth_getLogs limits its errors taught (issue 29); kept across reloads, not URL changes. */
+  readonly logsLimits = new LogsLimits();
   readonly #deps: NodeDeps;
 
   constructor(config: NodeConfig, usage: UsageCounter, metrics: NodeMetrics, deps: NodeDeps) {
@@ -121,7 +124,10 @@ export class UpstreamNode extends ProviderLimits {
       sameHeaders(previous, config)
     )
       return undefined;
-    if (previous.url !== config.url) this.refusesBatches = false;
+    if (previous.url !== config.url) {
+      this.refusesBatches = false;
+      this.logsLimits.clear();
+    }
     const old = this.#transport;
     this.#transport = transportFor(config, this.#deps);
     return old;

@@ -13,8 +13,10 @@ import { penaltySeconds } from '../node/penalty.js';
 import type { ProviderAccount } from '../node/provider-account.js';
 import type { UpstreamNode, UsageCounter } from '../node/upstream-node.js';
 import type { StreamEnd } from '../node/upstream-stream.js';
+import { logsLimitOfAnswer } from '../protocol/logs-limit-errors.js';
 import {
   BODY_ERROR,
+  LOGS_LIMIT_ERROR,
   SUCCESS,
   TRANSPORT_ERROR,
   retryAfterSeconds,
@@ -27,6 +29,8 @@ export interface RouteEvents {
   penalized(node: UpstreamNode, reason: string, seconds: number): void;
   /** A penalized node answered successfully again. */
   recovered(node: UpstreamNode, penalizedSeconds: number): void;
+  /** A node's error taught (or lowered) its eth_getLogs limits (node.logsLimits). */
+  logsLimitLearned?(node: UpstreamNode): void;
 }
 
 /** What sending an attempt needs from the router. */
@@ -203,7 +207,15 @@ function record(
         ? retryAfterSeconds(response.status, response.retryAfter, ctx.clock.wallNow())
         : 0;
     penalizeNode(node, reasonOf(response, verdict), asked, now, ctx.events);
+  } else if (verdict === LOGS_LIMIT_ERROR && response.kind === 'answer') {
+    learnLogsLimit(node, response.body, ctx.events);
   }
+}
+
+/** Records the eth_getLogs limit a node's error stated (protocol/logs-limit-errors.ts). */
+export function learnLogsLimit(node: UpstreamNode, body: Buffer, events: RouteEvents): void {
+  const hint = logsLimitOfAnswer(body);
+  if (hint !== undefined && node.logsLimits.learn(hint)) events.logsLimitLearned?.(node);
 }
 
 /**

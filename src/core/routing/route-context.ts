@@ -17,6 +17,14 @@ export interface RouteContext extends AttemptContext {
   readonly budgetMs: number;
   /** Per-method strategies and write handling now in force; absent = cost for every method. */
   readonly policies?: () => PolicyTable;
+  /** The chain's eth_getLogs settings (issue 29); absent = no client-facing range limit. */
+  readonly logs?: LogsSettings;
+}
+
+/** What the operator allows a client's eth_getLogs (`max_logs_block_range`). */
+export interface LogsSettings {
+  /** Most blocks one client eth_getLogs may span; undefined = no limit. */
+  readonly maxBlockRange?: number | undefined;
 }
 
 /** How a request ended. */

@@ -41,6 +41,7 @@ const COMPARED_FIELDS = [
   'resetDay',
   'spilloverThreshold',
   'account',
+  'maxLogsBlockRange',
 ] as const;
 const FIELD_LABEL: Record<(typeof COMPARED_FIELDS)[number], string> = {
   url: 'url',
@@ -54,6 +55,7 @@ const FIELD_LABEL: Record<(typeof COMPARED_FIELDS)[number], string> = {
   resetDay: 'reset_day',
   spilloverThreshold: 'spillover threshold',
   account: 'account',
+  maxLogsBlockRange: 'max_logs_block_range',
 };
 
 function changedFields(before: NodeConfig, after: NodeConfig): string[] {
