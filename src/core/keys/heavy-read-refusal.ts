@@ -69,13 +69,22 @@ function planText(plan: PlanFacts): string {
   return `eth_getLogs over ${count(plan.span)} blocks needs ${count(plan.chunks)} queries${cut} on node ${plan.node}, ${count(plan.cost)} credits`;
 }
 
-/** No node's quota holds the plan (`left`: what the planned node has before spillover). */
-export function planOverQuota(plan: PlanFacts, left: number): KeyRefusal {
+/**
+ * No node's quota holds the plan (`left`: what the planned node has before spillover, and the
+ * provider account whose pool that is when the account is the tighter one).
+ */
+export function planOverQuota(
+  plan: PlanFacts,
+  left: { readonly left: number; readonly account: string | undefined },
+): KeyRefusal {
+  const whose =
+    left.account === undefined ? 'its quota has' : `its provider account '${left.account}' has`;
+  const field = left.account === undefined ? 'monthly_limit' : 'accounts.monthly_limit';
   return refusal(
     429,
     LIMIT_ERROR_CODE,
     'logs_plan',
-    `${planText(plan)}; its quota has ${count(Math.max(0, left))} credits left before spillover (monthly_limit) and no other node can take it; ask for a smaller range`,
+    `${planText(plan)}; ${whose} ${count(Math.max(0, left.left))} credits left before spillover (${field}) and no other node can take it; ask for a smaller range`,
   );
 }
 

@@ -74,9 +74,25 @@ export function planOn(node: UpstreamNode, methodId: number, span: number): Logs
   return { node, limit, chunks, price, cost: chunks * price };
 }
 
-/** Whether the node's quota (its spillover threshold) holds the whole plan. */
+/** Credits before spillover on `node`: its own, or its account's pool when that has fewer. */
+export interface CreditsLeft {
+  readonly left: number;
+  /** The account whose pool is the tighter one; undefined: the node's own quota. */
+  readonly account: string | undefined;
+}
+
+/** What `node` may still spend before it (or its provider account) spills over. */
+export function creditsLeft(node: UpstreamNode): CreditsLeft {
+  const own = node.config.spilloverThreshold - node.usage.used;
+  const account = node.account;
+  if (account === undefined) return { left: own, account: undefined };
+  const pool = account.config.spilloverThreshold - account.usage.used;
+  return pool < own ? { left: pool, account: account.name } : { left: own, account: undefined };
+}
+
+/** Whether the node's quota and its account's pool (their spillover thresholds) hold the plan. */
 function fits(plan: LogsPlan): boolean {
-  return plan.node.usage.used + plan.cost <= plan.node.config.spilloverThreshold;
+  return plan.cost <= creditsLeft(plan.node).left;
 }
 
 /**

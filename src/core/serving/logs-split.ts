@@ -25,7 +25,7 @@ import type { KeyRefusal } from '../keys/key-refusal.js';
 import { logsLimitOfAnswer, type LogsLimitHint } from '../protocol/logs-limit-errors.js';
 import { LOGS_METHOD_ID, readLogsFilter, type LogsFilter } from '../protocol/logs-range.js';
 import { NO_ID, requestIdOf, type RpcRequest } from '../protocol/rpc-request.js';
-import { chunkCount, planLogs, type LogsPlan } from '../routing/logs-plan.js';
+import { chunkCount, creditsLeft, planLogs, type LogsPlan } from '../routing/logs-plan.js';
 import type { RouteCallback, RouteResult } from '../routing/route-context.js';
 import type { CallBudget } from './key-gate.js';
 import { runChunks, smallerSize } from './logs-chunks.js';
@@ -137,8 +137,8 @@ class LogsCall<T> {
       const chunks = chunkCount(span, limit);
       plan = { ...plan, limit, chunks, cost: chunks * plan.price };
     }
-    const left = plan.node.config.spilloverThreshold - plan.node.usage.used;
-    if (plan.cost > left) return refused(planOverQuota(factsOf(plan, span), left));
+    const left = creditsLeft(plan.node);
+    if (plan.cost > left.left) return refused(planOverQuota(factsOf(plan, span), left));
     const budget = this.budget;
     if (budget !== undefined && !budget.reserveUpTo(plan.cost + this.credits)) {
       const key = budget.key;
