@@ -13,31 +13,46 @@ export function usageBar(percent: number | null): string {
   return `${'█'.repeat(filled)}${'░'.repeat(20 - filled)} ${percent.toFixed(1)}%`;
 }
 
+/** The columns every pool's table ends with: what it used of what, and its billing period. */
+export const POOL_COLUMNS = [
+  'used',
+  'spillover at',
+  'monthly limit',
+  'used of limit',
+  'period start',
+  'next reset',
+  'days left',
+] as const;
+
+/** A pool's usage and period, as POOL_COLUMNS reads them (a node's or an account's row). */
+export interface PoolUsage {
+  readonly used: number;
+  readonly threshold: number | null;
+  readonly monthly_limit: number | null;
+  readonly percent_used: number | null;
+  readonly period_start: string;
+  readonly next_reset: string;
+  readonly days_left: number;
+}
+
+/** The cells of POOL_COLUMNS for one pool. */
+export function poolCells(row: PoolUsage): string[] {
+  return [
+    formatCredits(row.used),
+    formatCredits(row.threshold ?? undefined),
+    formatCredits(row.monthly_limit ?? undefined),
+    usageBar(row.percent_used),
+    row.period_start,
+    row.next_reset,
+    String(row.days_left),
+  ];
+}
+
 /** The accounts' table: one pool each, shared by the nodes named. */
 export function renderAccountRows(rows: readonly AccountQuotaRow[]): string {
   return renderTable(
-    [
-      'account',
-      'nodes',
-      'used',
-      'spillover at',
-      'monthly limit',
-      'used of limit',
-      'period start',
-      'next reset',
-      'days left',
-    ],
-    rows.map((row) => [
-      row.name,
-      row.nodes.join(', ') || '—',
-      formatCredits(row.used),
-      formatCredits(row.threshold ?? undefined),
-      formatCredits(row.monthly_limit ?? undefined),
-      usageBar(row.percent_used),
-      row.period_start,
-      row.next_reset,
-      String(row.days_left),
-    ]),
+    ['account', 'nodes', ...POOL_COLUMNS],
+    rows.map((row) => [row.name, row.nodes.join(', ') || '—', ...poolCells(row)]),
   );
 }
 

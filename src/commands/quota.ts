@@ -19,7 +19,13 @@ import {
   type QuotaSnapshot,
 } from '../core/index.js';
 import { renderKeyRows } from './key-admin.js';
-import { accountsToReset, describeTargets, renderAccountRows, usageBar } from './quota-accounts.js';
+import {
+  POOL_COLUMNS,
+  accountsToReset,
+  describeTargets,
+  poolCells,
+  renderAccountRows,
+} from './quota-accounts.js';
 import { keyRows, keyRowsFromFile, resetKey } from './quota-keys.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { configSource, loadOrFail as loadConfigOrFail } from './load-or-fail.js';
@@ -99,28 +105,8 @@ function render(
   }
   io.out(
     renderTable(
-      [
-        'node',
-        'tier',
-        'used',
-        'spillover at',
-        'monthly limit',
-        'used of limit',
-        'period start',
-        'next reset',
-        'days left',
-      ],
-      nodes.map((row) => [
-        row.name,
-        String(row.tier),
-        formatCredits(row.used),
-        formatCredits(row.threshold ?? undefined),
-        formatCredits(row.monthly_limit ?? undefined),
-        usageBar(row.percent_used),
-        row.period_start,
-        row.next_reset,
-        String(row.days_left),
-      ]),
+      ['node', 'tier', ...POOL_COLUMNS],
+      nodes.map((row) => [row.name, String(row.tier), ...poolCells(row)]),
     ),
   );
   io.out(savedLine(nodes));

@@ -17,7 +17,12 @@ import type { ClusterConfig } from '../../src/core/config/types.js';
 import { ClientKeys, isRefusal, keyPeriods } from '../../src/core/keys/client-keys.js';
 import { SharedUsageLedger } from '../../src/core/quota/shared-usage-ledger.js';
 import { clientKey, keysOf } from '../support/client-keys.js';
-import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.js';
+import {
+  redisUnavailable,
+  startRedis,
+  type RedisServer,
+  replicaCluster,
+} from '../support/redis-server.js';
 
 const missing = redisUnavailable();
 const INTERVAL = 50;
@@ -54,17 +59,7 @@ interface Replica {
 }
 
 function clusterConfig(id: string, prefix: string): ClusterConfig {
-  return {
-    workers: 1,
-    redisUrl: redis!.url,
-    redactedRedisUrl: redis!.url,
-    keyPrefix: prefix,
-    replicaId: id,
-    syncIntervalMs: INTERVAL,
-    redisTimeoutMs: 250,
-    leaseTtlMs: 1000,
-    fallbackFraction: undefined,
-  };
+  return replicaCluster(redis!, id, prefix, INTERVAL);
 }
 
 async function replica(id: string, prefix: string, keysConfig = KEYS): Promise<Replica> {

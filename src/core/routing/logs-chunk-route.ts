@@ -11,9 +11,8 @@ import { blockRangeOf } from '../node/logs-limits.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
 import { AdmissionRound } from './admission.js';
-import { sendAttempt, type Attempt } from './attempt.js';
 import { COST_POLICY } from './policy-table.js';
-import { ONE_AT_A_TIME, RequestRoute, continueRouting } from './request-route.js';
+import { RequestRoute, startRoute } from './request-route.js';
 import type { RouteCallback, RouteContext, RouteResult } from './route-context.js';
 import type { RoutingTable } from './routing-table.js';
 
@@ -83,16 +82,5 @@ export function routeChunk<T>(
 ): void {
   const now = ctx.clock.now();
   const state = new ChunkRoute(request, headers, ctx, now, target, onRouted, token);
-  let attempt: Attempt | undefined;
-  try {
-    attempt = state.walk(now);
-  } catch (err) {
-    state.finish(state.failed(err));
-    return;
-  }
-  if (attempt === undefined) {
-    continueRouting(state, ONE_AT_A_TIME);
-    return;
-  }
-  sendAttempt(attempt, state, request.body, headers, false, now);
+  startRoute(state, request.body, headers, false, now);
 }

@@ -16,7 +16,13 @@ import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
 import { AdmissionRound, admit, type Candidate } from './admission.js';
-import { settleAttempt, type Attempt, type AttemptOwner, type AttemptSubject } from './attempt.js';
+import {
+  sendAttempt,
+  settleAttempt,
+  type Attempt,
+  type AttemptOwner,
+  type AttemptSubject,
+} from './attempt.js';
 import { classifySingle, classifyWrite, errorKeyOf, type Verdict } from './classify.js';
 import { heardAnswer, heardError, type Disputes, type Hearing } from './disputes.js';
 import { sampleTarget, staleAnswer } from './lag-gate.js';
@@ -237,4 +243,29 @@ export function continueRouting(
     (result) => route.finish(result),
     (err: unknown) => route.finish(route.failed(err)),
   );
+}
+
+/**
+ * Starts a single request's route: its first walk and attempt as plain callbacks (no promise
+ * on the common path), the round driver only when the first walk finds no node to send to now.
+ */
+export function startRoute(
+  route: RequestRoute,
+  body: Buffer,
+  headers: ForwardHeaders,
+  allowStream: boolean,
+  now: number,
+): void {
+  let attempt: Attempt | undefined;
+  try {
+    attempt = route.walk(now);
+  } catch (err) {
+    route.finish(route.failed(err));
+    return;
+  }
+  if (attempt === undefined) {
+    continueRouting(route, ONE_AT_A_TIME);
+    return;
+  }
+  sendAttempt(attempt, route, body, headers, allowStream, now);
 }
