@@ -1,50 +1,34 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { MONOTONIC_CLOCK, type Clock } from '../clock.js';
 import { chainsOf } from '../config/config-chains.js';
-import type { KeysConfig } from '../config/key-types.js';
 import type { Config, NodeConfig } from '../config/types.js';
-import { ClientKeys } from '../keys/client-keys.js';
-import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js';
+import type { ClientKeys } from '../keys/client-keys.js';
+import { NOOP_METRICS, type REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js';
 import { createPromMetrics } from '../prom-metrics.js';
 import { DeadlineQueue } from '../node/deadline-queue.js';
-import type { RouteEvents } from '../routing/attempt.js';
 import { checkChains } from '../routing/chain-identity.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { Topology, type TopologyDiff } from '../routing/topology.js';
-import { trustedProxyList } from './client-address.js';
-import { CorsPolicy } from './cors.js';
+import type { CorsPolicy } from './cors.js';
 import { drainServer } from './drain.js';
 import { withChainsAndAccounts } from './chain-health.js';
 import { healthReport, type HealthReport } from './health.js';
 import { HealthTicker } from './health-ticker.js';
 import { listen } from './listen.js';
 import { listenerOptions } from './listener-options.js';
+import { MetricsListener, serveHealth, serveMetrics, setMetricSources } from './monitoring.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
-import { sendBytes, sendJson, sendRpcError, sendStatus } from './respond.js';
+import { sendRpcError, sendStatus } from './respond.js';
 import { ServedChains, type SharedHandlerContext } from './served-chains.js';
-import { chainSamples, quotaSamples, topologySample } from './server-samples.js';
+import { proxyCorsOf, routeContextOf, sharedContextOf } from './server-context.js';
 import { sameValue, type ProxyServerOptions } from './server-options.js';
+import { pathOf } from './url-path.js';
 
 export type { ProxyServerOptions } from './server-options.js';
 
 const RANK_INTERVAL_MS = 1000;
 /** How long shutdown waits for in-flight requests before closing their connections. */
 export const DRAIN_TIMEOUT_MS = 10_000;
-
-/** Who may call the proxy paths from a page: `cors_origins`, and every key's `origins`. */
-function proxyCorsOf(
-  corsOrigins: readonly string[],
-  keys: KeysConfig | undefined,
-): CorsPolicy | undefined {
-  const keyOrigins = keys?.keys.flatMap((key) => key.origins) ?? [];
-  return CorsPolicy.from([...new Set([...corsOrigins, ...keyOrigins])]);
-}
-
-function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
 
 /** The proxy: HTTP listener(s), topology, ranking loop, graceful shutdown. */
 export class ProxyServer {
@@ -53,7 +37,8 @@ export class ProxyServer {
   readonly #options: ProxyServerOptions;
   readonly #clock: Clock;
   readonly #server: Server;
-  #metricsServer: Server | undefined;
+  /** The loopback listener of `metrics_port`, when configured. */
+  #metricsListener: MetricsListener | undefined;
   /** What every chain's requests share (keys, counts, limits…). */
   readonly #shared: SharedHandlerContext;
   /** The chains served, each with its own routing context and cache. */
@@ -67,7 +52,6 @@ export class ProxyServer {
   #closing: Promise<void> | undefined;
   readonly #health: HealthTicker;
   #port = 0;
-  #metricsPort: number | undefined;
 
   private constructor(options: ProxyServerOptions) {
     this.#options = options;
@@ -87,53 +71,11 @@ export class ProxyServer {
         deadlines: new DeadlineQueue(this.#clock),
       },
     );
-    const events: RouteEvents = {
-      penalized: (node, reason, seconds) => {
-        options.logger.warn({ node: node.name, reason, seconds }, 'node penalized');
-        options.onNodeHealth?.(node.name, seconds);
-      },
-      recovered: (node, seconds) => {
-        options.logger.info({ node: node.name, after_seconds: seconds }, 'node recovered');
-        options.onNodeHealth?.(node.name, 0);
-      },
-      logsLimitLearned: (node) => {
-        const { blockRange, results } = node.logsLimits;
-        const learned = {
-          node: node.name,
-          max_logs_block_range: blockRange,
-          max_logs_results: results,
-        };
-        options.logger.info(learned, 'eth_getLogs limit learned from the node');
-      },
-    };
-    this.#shared = {
-      registry: options.registry,
-      metrics: this.metrics,
-      clock: this.#clock,
-      logger: options.logger,
-      maxBodyBytes: server.maxBodyBytes,
-      maxBatchSize: server.maxBatchSize,
-      compressionMinBytes: server.compressionMinBytes,
-      trustedProxies: trustedProxyList(server.trustedProxies),
-      accessLog: options.accessLog ?? false,
-      counts: new Float64Array(REQUEST_OUTCOMES.length),
-      drain: { active: false },
-      routingHeaders: server.routingHeaders,
-      keys: new ClientKeys(options.config.keys, server.requireKey === true, this.#clock),
-      cors: CorsPolicy.from(server.corsOrigins),
-      creditsRemainingHeader: server.creditsRemainingHeader === true,
-    };
-    const route = {
-      clock: this.#clock,
-      metrics: this.metrics,
-      events,
-      budgetMs: options.budgetMs ?? server.requestTimeoutMs,
-      attemptTimeoutMs: options.attemptTimeoutMs ?? server.attemptTimeoutMs,
-    };
+    this.#shared = sharedContextOf(options, this.metrics, this.#clock);
     this.chains = new ServedChains(
       this.topology,
       this.#shared,
-      route,
+      routeContextOf(options, this.metrics, this.#clock),
       options.registry,
       options.logger,
     );
@@ -180,28 +122,16 @@ export class ProxyServer {
     );
     proxy.#port = await listen(proxy.#server, host, options.port ?? server.port, 'proxy');
     if (server.enableMetrics && server.metricsPort !== undefined) {
-      const metricsServer = createServer((req, res) => proxy.#onMetricsOnly(req, res));
-      proxy.#metricsServer = metricsServer;
+      const metricsListener = new MetricsListener(options, proxy.metrics);
+      proxy.#metricsListener = metricsListener;
       try {
-        proxy.#metricsPort = await listen(
-          metricsServer,
-          '127.0.0.1',
-          server.metricsPort,
-          'metrics',
-        );
+        await metricsListener.listen(server.metricsPort);
       } catch (err) {
         await proxy.close(0);
         throw err;
       }
     }
-    proxy.metrics.setQuotaSource(() => quotaSamples(proxy.topology.table.all, new Date()));
-    proxy.metrics.setChainSource?.(() => chainSamples(proxy.topology, proxy.#clock.now()));
-    proxy.metrics.setTopologySource?.(() => topologySample(proxy.topology));
-    proxy.metrics.setLogsSource?.(() =>
-      proxy.topology.table.all.map((node) => ({ node: node.name, ...node.logsLimits })),
-    );
-    const keys = proxy.#shared.keys;
-    if (keys.enabled) proxy.metrics.setKeySource?.(() => keys.samples());
+    setMetricSources(proxy.metrics, proxy.topology, proxy.#clock, proxy.#shared.keys);
     proxy.#health.tick();
     proxy.#rankTimer = setInterval(() => proxy.#health.tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
@@ -225,7 +155,7 @@ export class ProxyServer {
 
   /** The bound port of the loopback metrics listener, if any. */
   get metricsPort(): number | undefined {
-    return this.#metricsPort;
+    return this.#metricsListener?.port;
   }
 
   /**
@@ -323,11 +253,7 @@ export class ProxyServer {
     if (this.#rankTimer) clearInterval(this.#rankTimer);
     this.#shared.drain.active = true;
     const cutOff = await drainServer(this.#server, drainMs);
-    if (this.#metricsServer) {
-      const metricsServer = this.#metricsServer;
-      metricsServer.closeAllConnections();
-      await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
-    }
+    if (this.#metricsListener) await this.#metricsListener.close();
     // A graceful pool close would wait for attempts nobody is waiting for any more.
     await (cutOff ? this.topology.destroy() : this.topology.close());
   }
@@ -347,25 +273,13 @@ export class ProxyServer {
         return proxyCors.preflight(req, res, allowed, 'POST');
       return sendStatus(res, 405, 'Method Not Allowed', 'POST');
     }
-    if (path === '/health') {
-      const allowed = cors !== undefined && cors.decorate(req, res);
-      if (cors && req.method === 'OPTIONS') return cors.preflight(req, res, allowed, 'GET');
-      if (req.method !== 'GET' && req.method !== 'HEAD')
-        return sendStatus(res, 405, 'Method Not Allowed', 'GET');
-      const fleet = this.#options.fleetView;
-      if (fleet === undefined) return sendJson(res, 200, this.health());
-      fleet.health().then(
-        (report) => sendJson(res, 200, report),
-        () => sendJson(res, 200, this.health()),
-      );
-      return;
-    }
+    if (path === '/health') return serveHealth(req, res, cors, this.#options.fleetView, this);
     if (
       path === '/metrics' &&
       this.#config.server.enableMetrics &&
-      this.#metricsServer === undefined
+      this.#metricsListener === undefined
     ) {
-      return this.#serveMetrics(req, res);
+      return serveMetrics(req, res, this.metrics, this.#options.fleetView, this.#options.logger);
     }
     if (this.#options.extraRoutes?.(req, res, path)) return;
     if (this.#config.chains !== undefined) return this.#noChain(res, path);
@@ -383,26 +297,6 @@ export class ProxyServer {
       -32600,
       `no chain is served at ${path}; chains are served at ${served.join('; ')}`,
       'null',
-    );
-  }
-
-  #onMetricsOnly(req: IncomingMessage, res: ServerResponse): void {
-    const path = pathOf(req.url);
-    if (path === '/metrics') return this.#serveMetrics(req, res);
-    if (this.#options.metricsRoutes?.(req, res, path)) return;
-    sendStatus(res, 404, 'Not Found');
-  }
-
-  #serveMetrics(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method !== 'GET' && req.method !== 'HEAD')
-      return sendStatus(res, 405, 'Method Not Allowed', 'GET');
-    const render = this.#options.fleetView?.metrics() ?? this.metrics.render();
-    render.then(
-      (text) => sendBytes(res, 200, this.metrics.contentType, text),
-      (err: unknown) => {
-        this.#options.logger.error({ err }, 'metrics rendering failed');
-        sendStatus(res, 500, 'metrics unavailable');
-      },
     );
   }
 }

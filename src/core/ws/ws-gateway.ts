@@ -2,17 +2,15 @@
  * cascade's WebSocket side: upgrades on the proxy's own port and paths (`/`, `/send-request`)
  * and, with `[server] ws_port`, on a second listener that takes only upgrades (so
  * @solana/web3.js, which looks at port + 1, needs nothing but the HTTP URL). Each upgrade is
- * checked against the per-IP limit (429) and becomes a ClientSession; subscriptions live in the
- * hub. Nothing here runs on the HTTP request path: the proxy only gains an `upgrade` listener.
+ * checked by the upgrade gate (path, key, origin, per-IP limit) and becomes a ClientSession;
+ * subscriptions live in each chain's hub. Nothing here runs on the HTTP request path: the proxy
+ * only gains an `upgrade` listener.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { BlockList } from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import type { ServerConfig } from '../config/types.js';
-import { CorsPolicy } from '../http/cors.js';
-import { callerOf, isCallerRefusal } from '../http/key-caller.js';
 import { forwardHeaders } from '../http/proxy-handler.js';
 import type { ClientKeys } from '../keys/client-keys.js';
 import type { ServedChain, ServedChains } from '../http/served-chains.js';
@@ -29,6 +27,7 @@ import {
 } from './gateway-context.js';
 import { callThroughRouter } from './routed-answer.js';
 import { SubscriptionHub } from './subscription-hub.js';
+import { UpgradeGate } from './upgrade-gate.js';
 import { CLOSE_SERVICE_RESTART } from './upstream-subscriptions.js';
 import { wsSnapshot } from './ws-snapshot.js';
 
@@ -56,49 +55,6 @@ export interface WsGatewayOptions {
   readonly trustedProxies?: BlockList | undefined;
 }
 
-function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
-/**
- * Browsers apply no CORS to WebSockets: they send `Origin` and let the server decide. A page
- * may connect when `cors_origins` lets it call cascade over HTTP, or when it is served from
- * cascade's own host (a same-origin page behind the same reverse proxy). Clients outside a
- * browser (web3.js, viem, ethers in Node) send no Origin and are not concerned.
- */
-function originAllowed(req: IncomingMessage, cors: CorsPolicy | undefined): boolean {
-  const origin = req.headers.origin;
-  if (origin === undefined || cors?.allows(origin) === true) return true;
-  try {
-    return new URL(origin).host === req.headers.host;
-  } catch {
-    return false;
-  }
-}
-
-/** Refuses an upgrade with a plain HTTP answer on the raw socket. */
-function refuse(
-  socket: Duplex,
-  status: number,
-  reason: string,
-  message: string,
-  retryAfter?: number,
-): void {
-  const body = JSON.stringify({ error: message });
-  const retry = retryAfter === undefined ? '' : `Retry-After: ${retryAfter}\r\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`,
-  );
-}
-
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  429: 'Too Many Requests',
-};
-
 /** One chain's WebSocket side: its sessions' context and its subscription hub. */
 interface ChainSockets {
   readonly chain: ServedChain;
@@ -113,13 +69,10 @@ export class WsGateway {
   readonly #chains = new Map<ServedChain, ChainSockets>();
   readonly #tuning: WsTuning;
   readonly #limits: ReturnType<typeof limitsOf>;
-  readonly #wss: WebSocketServer;
-  readonly #cors: CorsPolicy | undefined;
+  /** Checks every upgrade, on either listener, before its handshake. */
+  readonly #gate: UpgradeGate;
   readonly #sessions = new Set<ClientSession>();
-  readonly #perIp = new Map<string, number>();
   readonly #counters: GatewayCounters = { slowClientCloses: 0, rejectedUpgrades: new Map() };
-  readonly #onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void =>
-    this.#upgrade(req, socket, head);
   #second: Server | undefined;
   #port: number | undefined;
   #tick: NodeJS.Timeout | undefined;
@@ -129,13 +82,15 @@ export class WsGateway {
     this.#tuning = { ...DEFAULT_WS_TUNING, ...options.tuning };
     const limits = limitsOf(options.server);
     this.#limits = limits;
-    this.#cors = CorsPolicy.from(options.server.corsOrigins);
     this.#syncChains();
-    this.#wss = new WebSocketServer({
-      noServer: true,
-      maxPayload: limits.maxMessageBytes,
-      perMessageDeflate: false,
-      clientTracking: false,
+    this.#gate = new UpgradeGate({
+      chains: options.chains,
+      keys: options.keys,
+      trustedProxies: options.trustedProxies,
+      corsOrigins: options.server.corsOrigins,
+      limits,
+      counters: this.#counters,
+      accept: (ws, ip, req, caller, chain) => this.#accept(ws, ip, req, caller, chain),
     });
     this.#tick = setInterval(() => this.#onTick(), this.#tuning.tickMs);
     this.#tick.unref();
@@ -144,7 +99,7 @@ export class WsGateway {
   /** Attaches to the proxy's listener and opens `ws_port` when configured. */
   static async start(options: WsGatewayOptions): Promise<WsGateway> {
     const gateway = new WsGateway(options);
-    options.listener.on('upgrade', gateway.#onUpgrade);
+    options.listener.on('upgrade', gateway.#gate.onUpgrade);
     const wsPort = options.server.wsPort;
     if (wsPort !== undefined) {
       const second = createServer((_req, res) => {
@@ -153,7 +108,7 @@ export class WsGateway {
           '{"error":"this port takes WebSocket connections only (ws://); JSON-RPC over HTTP is on the main port"}',
         );
       });
-      second.on('upgrade', gateway.#onUpgrade);
+      second.on('upgrade', gateway.#gate.onUpgrade);
       try {
         gateway.#port = await listen(second, options.host, wsPort, 'WebSocket');
         gateway.#second = second;
@@ -184,7 +139,7 @@ export class WsGateway {
 
   /** Map entries held for clients (sessions, per-IP counts): 0 when every client left. */
   entries(): { sessions: number; ips: number } {
-    return { sessions: this.#sessions.size, ips: this.#perIp.size };
+    return { sessions: this.#sessions.size, ips: this.#gate.ips };
   }
 
   /** The subscription hub of the first chain (the only one of a `[[nodes]]` config). */
@@ -259,8 +214,10 @@ export class WsGateway {
   }
 
   async #close(): Promise<void> {
+    // Every later upgrade, on either listener, is refused with 503 (shutting_down).
+    this.#gate.close();
     clearInterval(this.#tick);
-    this.options.listener.off('upgrade', this.#onUpgrade);
+    this.options.listener.off('upgrade', this.#gate.onUpgrade);
     for (const sockets of this.#chains.values()) sockets.hub.close();
     const gone = [...this.#sessions].map(
       (session) =>
@@ -276,100 +233,6 @@ export class WsGateway {
       second.closeAllConnections();
       await new Promise<void>((resolve) => second.close(() => resolve()));
     }
-  }
-
-  #reject(
-    socket: Duplex,
-    reason: string,
-    status: number,
-    statusText: string,
-    message: string,
-    retryAfter?: number,
-  ): void {
-    const rejected = this.#counters.rejectedUpgrades;
-    rejected.set(reason, (rejected.get(reason) ?? 0) + 1);
-    refuse(socket, status, statusText, message, retryAfter);
-  }
-
-  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on('error', () => undefined);
-    if (this.#closing !== undefined) {
-      return this.#reject(
-        socket,
-        'shutting_down',
-        503,
-        'Service Unavailable',
-        'cascade is shutting down',
-      );
-    }
-    const keys = this.options.keys;
-    const chains = this.options.chains;
-    const hit = chains.resolve(pathOf(req.url), req.headers.host, keys?.enabled === true);
-    if (hit === undefined)
-      return this.#reject(
-        socket,
-        'path',
-        404,
-        'Not Found',
-        `WebSocket paths are ${chains.paths.flatMap((path) => [path, `${path === '/' ? '' : path}/send-request`]).join(', ')}`,
-      );
-    let caller: KeyedCaller | undefined;
-    if (keys?.enabled === true) {
-      const who = callerOf(req, keys, this.options.trustedProxies, hit.key, hit.target.name);
-      if (isCallerRefusal(who)) {
-        const status = who.status;
-        return this.#reject(
-          socket,
-          'key',
-          status,
-          STATUS_TEXT[status] ?? 'Refused',
-          who.message,
-          who.retryAfterSeconds,
-        );
-      }
-      caller = who;
-    }
-    const keyOrigins = caller?.key.config.origins ?? [];
-    const origin = req.headers.origin;
-    if (keyOrigins.length > 0 && origin !== undefined && !caller!.key.allowsOrigin(origin))
-      return this.#reject(
-        socket,
-        'origin',
-        403,
-        'Forbidden',
-        `pages of ${origin} may not use key '${caller!.key.name}' (keys.origins)`,
-      );
-    if (keyOrigins.length === 0 && !originAllowed(req, this.#cors))
-      return this.#reject(
-        socket,
-        'origin',
-        403,
-        'Forbidden',
-        `pages of ${req.headers.origin} may not connect: add the origin to server.cors_origins`,
-      );
-    const ip = req.socket.remoteAddress ?? 'unknown';
-    const most = this.#limits.connectionsPerIp;
-    const held = this.#perIp.get(ip) ?? 0;
-    if (held >= most) {
-      return this.#reject(
-        socket,
-        'ip_limit',
-        429,
-        'Too Many Requests',
-        `at most ${most} WebSocket connections per client IP (server.ws_max_connections_per_ip)`,
-      );
-    }
-    // Counted from the upgrade request until its TCP connection ends, handshake or not.
-    this.#perIp.set(ip, held + 1);
-    socket.once('close', () => {
-      const left = (this.#perIp.get(ip) ?? 1) - 1;
-      if (left <= 0) this.#perIp.delete(ip);
-      else this.#perIp.set(ip, left);
-    });
-    const chain = hit.target;
-    this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) =>
-      this.#accept(ws, ip, req, caller, chain),
-    );
   }
 
   #accept(
