@@ -149,6 +149,12 @@ export interface QuotaSample {
   readonly periodEnd?: number;
 }
 
+/**
+ * The stream kinds a WebSocket gap fill can close (ws/gap-fill.ts): the `kind` label values
+ * of the gap-fill series, all shown from 0.
+ */
+export const GAP_FILL_KINDS = ['signature', 'newHeads', 'evmLogs', 'account'] as const;
+
 /** The WebSocket side as /metrics shows it, read at scrape time (core/ws builds it). */
 export interface WsSnapshot {
   readonly clientConnections: number;

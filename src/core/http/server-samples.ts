@@ -1,4 +1,4 @@
-/** What the ranking tick and the quota gauges read off the nodes (server.ts publishes them). */
+/** What the ranking tick and the quota gauges read off the nodes (monitoring.ts and server.ts publish them). */
 import { nodeChainReport } from '../chain/chain-report.js';
 import { chainOf } from '../config/config-chains.js';
 import type { ChainSample, NodeHealthSample, QuotaSample, TopologySample } from '../metrics.js';
