@@ -17,7 +17,7 @@
  * instead of their own hotpath.toml — e.g. benchmarks/user-view.toml, the set-up users measure
  * with (three nodes with limits set, metrics on, cache and coalescing off).
  */
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,7 @@ import { runAutocannon, type LoadResult } from './hotpath-load.js';
 import { runWrk, writeWrkScript } from './hotpath-wrk.js';
 import {
   hotpathNodeCount,
+  snapshotCli,
   snapshotDist,
   startCascade,
   startReference,
@@ -38,16 +39,6 @@ import {
 } from './hotpath-targets.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The other checkout's dist/ only (it may predate benchmarks/). */
-function snapshotCli(root: string, dir: string): string {
-  const runRoot = path.join(dir, 'run');
-  mkdirSync(runRoot, { recursive: true });
-  cpSync(path.join(root, 'dist'), path.join(runRoot, 'dist'), { recursive: true });
-  copyFileSync(path.join(root, 'package.json'), path.join(runRoot, 'package.json'));
-  symlinkSync(path.join(root, 'node_modules'), path.join(runRoot, 'node_modules'), 'dir');
-  return runRoot;
-}
-
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
