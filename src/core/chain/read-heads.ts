@@ -13,6 +13,7 @@ import {
   errorContextSlotOf,
   isNullResult,
   lastBlockNumberOf,
+  minContextSlotOf,
   resultNumberOf,
   slotsBehindOf,
 } from '../protocol/head-scan.js';
@@ -42,6 +43,21 @@ export function slotOfRequest(heads: MethodHeads, body: Buffer | undefined): num
     lastBody = body;
   }
   return headSlot(Family.solana, lastCommitment);
+}
+
+let askedBody: Buffer | undefined;
+let asked = -1;
+
+/**
+ * A Solana request's `minContextSlot` (-1: none), scanned once per request body as the
+ * commitment is: admission's lag check and settling's stale check both ask for it.
+ */
+export function minContextSlotOfRequest(body: Buffer): number {
+  if (body !== askedBody) {
+    asked = minContextSlotOf(body);
+    askedBody = body;
+  }
+  return asked;
 }
 
 /** The most a node may be behind to serve a method (slots/blocks); Infinity: not judged. */

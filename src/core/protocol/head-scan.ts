@@ -8,7 +8,7 @@
  * always escaped (`\"slot\"`), so a plain indexOf cannot land in a string. Anything unexpected
  * answers -1 (no head): a missed head costs nothing, a wrong one would move routing.
  */
-import { skipSpace } from './json-lexer.js';
+import { skipSpace, spelledAt } from './json-lexer.js';
 import { arrayElementSpans, memberValueSpan, trimmedSpan } from './json-spans.js';
 
 const QUOTE = 0x22;
@@ -21,6 +21,11 @@ const LOWER_X = 0x78;
 const MAX_DIGITS = 15;
 /** The Solana envelope's context comes first in `result`, within this many bytes. */
 const CONTEXT_WINDOW = 256;
+/**
+ * Up to this many bytes a search walks them in JS (nameAt); beyond, Buffer.indexOf's native
+ * search wins over its fixed cost. Requests for reads and small answers stay below it.
+ */
+const JS_SCAN_BYTES = 384;
 
 const key = (name: string): Buffer => Buffer.from(`"${name}"`, 'latin1');
 const CONTEXT = key('context');
@@ -75,7 +80,8 @@ export function numberAt(bytes: Uint8Array, i: number, end: number): number {
 
 /** The number after the member name `name` found at or after `from` (before `end`), or -1. */
 function numberAfter(bytes: Buffer, name: Buffer, from: number, end: number): number {
-  const at = bytes.indexOf(name, from);
+  const at =
+    end - from <= JS_SCAN_BYTES ? nameAt(bytes, name, from, end) : bytes.indexOf(name, from);
   if (at === -1 || at >= end) return -1;
   return valueAfterName(bytes, at + name.length, end);
 }
@@ -87,14 +93,38 @@ function valueAfterName(bytes: Buffer, i: number, end: number): number {
   return numberAt(bytes, i, end);
 }
 
-/** Solana's `{"context":{…,"slot":N},"value":…}` envelope: N, or -1. */
+/**
+ * Where `name` first starts at an index in [from, end) (it may run past `end`), or -1: a JS
+ * walk, cheaper than a native indexOf over the few bytes it looks at (json-lexer spelledAt).
+ */
+function nameAt(bytes: Uint8Array, name: Uint8Array, from: number, end: number): number {
+  const first = name[0];
+  const last = Math.min(end, bytes.length - name.length + 1);
+  for (let i = from; i < last; i++) {
+    if (bytes[i] === first && spelledAt(bytes, name, i)) return i;
+  }
+  return -1;
+}
+
+/**
+ * Solana's `{"context":{…,"slot":N},"value":…}` envelope: N, or -1. The envelope's `"context"`
+ * starts within CONTEXT_WINDOW bytes and `"slot"` comes before its first `}`: one forward walk
+ * of those few bytes, never a search of the whole (possibly huge) answer.
+ */
 export function contextSlotOf(body: Buffer): number {
-  const window = Math.min(body.length, CONTEXT_WINDOW);
-  const at = body.indexOf(CONTEXT);
-  if (at === -1 || at >= window) return -1;
-  const close = body.indexOf(CLOSE_BRACE, at);
-  if (close === -1) return -1;
-  return numberAfter(body, SLOT, at + CONTEXT.length, close);
+  const at = nameAt(body, CONTEXT, 0, Math.min(body.length, CONTEXT_WINDOW));
+  if (at === -1) return -1;
+  const n = body.length;
+  let slot = -1;
+  let i = at + CONTEXT.length;
+  for (; i < n; i++) {
+    const c = body[i];
+    if (c === CLOSE_BRACE) break;
+    if (c === QUOTE && slot === -1 && spelledAt(body, SLOT, i)) slot = i;
+  }
+  // No `}` at all: not an envelope.
+  if (slot === -1 || i === n) return -1;
+  return valueAfterName(body, slot + SLOT.length, i);
 }
 
 /** `"result":N` or `"result":"0x…"`: the number, or -1. */
@@ -136,11 +166,29 @@ export const slotsBehindOf = (body: Buffer): number =>
 export const minContextSlotOf = (body: Buffer): number =>
   numberAfter(body, MIN_CONTEXT_SLOT, 0, body.length);
 
-/** A Solana request's commitment: 0 processed, 1 confirmed, 2 finalized (the RPC default). */
+const LOWER_C = 0x63;
+const LOWER_P = 0x70;
+
+/**
+ * A Solana request's commitment: 0 processed, 1 confirmed, 2 finalized (the RPC default).
+ * `"confirmed"` anywhere wins over `"processed"` anywhere. A small request (nearly every read)
+ * is walked once in JS; a large one (a transaction to simulate) is searched natively, where
+ * the call's fixed cost is small beside the bytes.
+ */
 export function commitmentOf(body: Buffer): 0 | 1 | 2 {
-  if (body.indexOf(CONFIRMED) !== -1) return 1;
-  if (body.indexOf(PROCESSED) !== -1) return 0;
-  return 2;
+  const n = body.length;
+  if (n > JS_SCAN_BYTES) {
+    if (body.indexOf(CONFIRMED) !== -1) return 1;
+    return body.indexOf(PROCESSED) !== -1 ? 0 : 2;
+  }
+  let processed = false;
+  for (let i = 0; i < n; i++) {
+    if (body[i] !== QUOTE) continue;
+    const next = body[i + 1];
+    if (next === LOWER_C && spelledAt(body, CONFIRMED, i)) return 1;
+    if (next === LOWER_P && !processed) processed = spelledAt(body, PROCESSED, i);
+  }
+  return processed ? 0 : 2;
 }
 
 /** A block parameter: a number ≥ 0, or one of these tags. */

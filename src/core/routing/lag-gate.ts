@@ -14,10 +14,15 @@ import {
   methodHeads,
   type MethodHeads,
 } from '../chain/method-heads.js';
-import { reading, slotOfRequest, toleranceOf } from '../chain/read-heads.js';
+import {
+  minContextSlotOfRequest,
+  reading,
+  slotOfRequest,
+  toleranceOf,
+} from '../chain/read-heads.js';
 import { priceOf } from '../config/price-list.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
-import { BlockTag, blockParamOf, logsToBlockOf, minContextSlotOf } from '../protocol/head-scan.js';
+import { BlockTag, blockParamOf, logsToBlockOf } from '../protocol/head-scan.js';
 import { STANDARD_METHODS } from '../protocol/method-registry.js';
 import type { AdmissionRound, Candidate } from './admission.js';
 import {
@@ -43,7 +48,7 @@ function askedOf(
   now: number,
 ): number {
   if (body === undefined || body.length === 0) return -1;
-  if (heads.family === Family.solana) return minContextSlotOf(body);
+  if (heads.family === Family.solana) return minContextSlotOfRequest(body);
   if (heads.blockParam === LOGS_FILTER) {
     const to = logsToBlockOf(body);
     if (to >= 0) return to;
