@@ -8,13 +8,17 @@
  * comes from the slow path and the scan only has to be right about what it accepts.
  */
 
-import { INVALID as NO_TOKEN, skipPlainString, skipSpace } from './json-lexer.js';
+import { INVALID as NO_TOKEN, skipPlainString, skipSpace, spelledAt } from './json-lexer.js';
 
 // Module-level copies, not imports: see INVALID in json-lexer.ts.
 const INVALID = NO_TOKEN;
 const QUOTE = 0x22;
 const COLON = 0x3a;
 const OPEN_BRACE = 0x7b;
+const BACKSLASH = 0x5c;
+const LOWER_U = 0x75;
+/** Rests of a body up to this size are checked in JS, longer ones with native searches. */
+const JS_SCAN_BYTES = 384;
 
 /** Longest method name the scan accepts; longer names take the full-parse path. */
 const MAX_SCANNED_NAME = 128;
@@ -44,8 +48,21 @@ export function scanMethod(body: Buffer): string | undefined {
   // A repeated `method` key (JSON.parse takes the last) must not let the scan price one
   // method while the upstream runs another: full parse if one may follow, plain or
   // `\u`-escaped (the only escape that can spell a letter of "method").
-  if (body.indexOf(METHOD_KEY, end) !== -1 || body.indexOf(UNICODE_ESCAPE, end) !== -1) {
-    return undefined;
-  }
+  if (mayRepeatMethod(body, end)) return undefined;
   return body.toString('latin1', start, close);
+}
+
+/** Whether a `"method"` or a `\u` escape appears at or after `from`. */
+function mayRepeatMethod(body: Buffer, from: number): boolean {
+  const n = body.length;
+  if (n - from > JS_SCAN_BYTES) {
+    return body.indexOf(METHOD_KEY, from) !== -1 || body.indexOf(UNICODE_ESCAPE, from) !== -1;
+  }
+  // One walk of a small request's rest instead of two native calls (json-lexer spelledAt).
+  for (let i = from; i < n; i++) {
+    const c = body[i];
+    if (c === QUOTE && spelledAt(body, METHOD_KEY, i)) return true;
+    if (c === BACKSLASH && body[i + 1] === LOWER_U) return true;
+  }
+  return false;
 }
