@@ -56,6 +56,8 @@ export abstract class RequestRoute
   contentType: string | undefined = undefined;
   body: Buffer | UpstreamStream = NO_BODY;
   node = '';
+  /** Set by the response cache's flight leader (serving/serve-request.ts): a cacheable miss. */
+  cache: 'miss' | undefined = undefined;
 
   constructor(
     readonly request: RpcRequest,
