@@ -8,14 +8,14 @@ import {
   absoluteSlotOf,
   blockNumberOfResult,
   blockParamOf,
-  commitmentOf,
   contextSlotOf,
   errorContextSlotOf,
   isNullResult,
   lastBlockNumberOf,
-  minContextSlotOf,
   resultNumberOf,
   slotsBehindOf,
+  solanaAskOf,
+  type SolanaAsk,
 } from '../protocol/head-scan.js';
 import { Bound, Family, Level, headSlot, type ChainState, type NodeHeads } from './chain-state.js';
 import { Reads, Tolerance, type MethodHeads } from './method-heads.js';
@@ -26,38 +26,32 @@ export const reading = { slot: 0, value: -1, bound: Bound.exact as Bound };
 const HEADER_NOT_FOUND = Buffer.from('header not found', 'latin1');
 
 /**
- * The last request body whose commitment was scanned, and what it was: admission and settling
- * ask for the same request's commitment, so the second ask is one identity compare, not two
- * more byte scans. Bodies are never written to once parsed, so the same Buffer is the same
- * commitment.
+ * The last request body scanned for what it asks (its commitment and minContextSlot), and
+ * what that was: admission's lag check and settling ask about the same request, so every ask
+ * after the first is one identity compare, not another walk of the bytes. Bodies are never
+ * written to once parsed, so the same Buffer asks the same.
  */
 let lastBody: Buffer | undefined;
-let lastCommitment: Level = Level.finalized;
+const lastAsk: SolanaAsk = { commitment: Level.finalized, minContextSlot: -1 };
+
+function askOf(body: Buffer): SolanaAsk {
+  if (body !== lastBody) {
+    solanaAskOf(body, lastAsk);
+    lastBody = body;
+  }
+  return lastAsk;
+}
 
 /** The head slot a request is judged in: its family and commitment level. */
 export function slotOfRequest(heads: MethodHeads, body: Buffer | undefined): number {
   if (heads.family === Family.evm) return headSlot(Family.evm, Level.latest);
   if (body === undefined) return headSlot(Family.solana, Level.finalized);
-  if (body !== lastBody) {
-    lastCommitment = commitmentOf(body);
-    lastBody = body;
-  }
-  return headSlot(Family.solana, lastCommitment);
+  return headSlot(Family.solana, askOf(body).commitment);
 }
 
-let askedBody: Buffer | undefined;
-let asked = -1;
-
-/**
- * A Solana request's `minContextSlot` (-1: none), scanned once per request body as the
- * commitment is: admission's lag check and settling's stale check both ask for it.
- */
+/** A Solana request's `minContextSlot` (-1: none), from the same single scan. */
 export function minContextSlotOfRequest(body: Buffer): number {
-  if (body !== askedBody) {
-    asked = minContextSlotOf(body);
-    askedBody = body;
-  }
-  return asked;
+  return askOf(body).minContextSlot;
 }
 
 /** The most a node may be behind to serve a method (slots/blocks); Infinity: not judged. */

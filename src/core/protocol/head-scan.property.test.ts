@@ -7,6 +7,8 @@ import {
   minContextSlotOf,
   numberAt,
   resultNumberOf,
+  solanaAskOf,
+  type SolanaAsk,
 } from './head-scan.js';
 import { skipSpace } from './json-lexer.js';
 
@@ -117,10 +119,14 @@ describe('head scans agree with the plain native search', () => {
     );
   });
 
-  it('the commitment, on small and large requests', () => {
+  it("a request's commitment and minContextSlot in one walk, small or large", () => {
+    const ask: SolanaAsk = { commitment: 2, minContextSlot: -1 };
     fc.assert(
       fc.property(body, (bytes) => {
-        expect(commitmentOf(bytes)).toBe(referenceCommitment(bytes));
+        solanaAskOf(bytes, ask);
+        expect(ask.commitment).toBe(referenceCommitment(bytes));
+        expect(ask.minContextSlot).toBe(referenceMember(bytes, 'minContextSlot'));
+        expect(commitmentOf(bytes)).toBe(ask.commitment);
       }),
       { numRuns: 3000 },
     );

@@ -167,28 +167,51 @@ export const minContextSlotOf = (body: Buffer): number =>
   numberAfter(body, MIN_CONTEXT_SLOT, 0, body.length);
 
 const LOWER_C = 0x63;
+const LOWER_M = 0x6d;
 const LOWER_P = 0x70;
 
 /**
  * A Solana request's commitment: 0 processed, 1 confirmed, 2 finalized (the RPC default).
- * `"confirmed"` anywhere wins over `"processed"` anywhere. A small request (nearly every read)
- * is walked once in JS; a large one (a transaction to simulate) is searched natively, where
- * the call's fixed cost is small beside the bytes.
+ * `"confirmed"` anywhere wins over `"processed"` anywhere.
  */
 export function commitmentOf(body: Buffer): 0 | 1 | 2 {
+  if (body.indexOf(CONFIRMED) !== -1) return 1;
+  return body.indexOf(PROCESSED) !== -1 ? 0 : 2;
+}
+
+/** What a Solana request asks of a node's head (solanaAskOf). */
+export interface SolanaAsk {
+  /** As commitmentOf. */
+  commitment: 0 | 1 | 2;
+  /** As minContextSlotOf: -1 when it names none. */
+  minContextSlot: number;
+}
+
+/**
+ * A Solana request's commitment and `minContextSlot` (the same answers as commitmentOf and
+ * minContextSlotOf), written into `into`. A small request (nearly every read) is walked once
+ * in JS for both; a large one (a transaction to simulate) is searched natively, where the
+ * calls' fixed cost is small beside the bytes.
+ */
+export function solanaAskOf(body: Buffer, into: SolanaAsk): void {
   const n = body.length;
   if (n > JS_SCAN_BYTES) {
-    if (body.indexOf(CONFIRMED) !== -1) return 1;
-    return body.indexOf(PROCESSED) !== -1 ? 0 : 2;
+    into.commitment = commitmentOf(body);
+    into.minContextSlot = minContextSlotOf(body);
+    return;
   }
+  let confirmed = false;
   let processed = false;
+  let min = -1;
   for (let i = 0; i < n; i++) {
     if (body[i] !== QUOTE) continue;
     const next = body[i + 1];
-    if (next === LOWER_C && spelledAt(body, CONFIRMED, i)) return 1;
-    if (next === LOWER_P && !processed) processed = spelledAt(body, PROCESSED, i);
+    if (next === LOWER_C) confirmed ||= spelledAt(body, CONFIRMED, i);
+    else if (next === LOWER_P) processed ||= spelledAt(body, PROCESSED, i);
+    else if (next === LOWER_M && min === -1 && spelledAt(body, MIN_CONTEXT_SLOT, i)) min = i;
   }
-  return processed ? 0 : 2;
+  into.commitment = confirmed ? 1 : processed ? 0 : 2;
+  into.minContextSlot = min === -1 ? -1 : valueAfterName(body, min + MIN_CONTEXT_SLOT.length, n);
 }
 
 /** A block parameter: a number ≥ 0, or one of these tags. */
