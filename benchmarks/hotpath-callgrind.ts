@@ -35,9 +35,10 @@ export interface CallgrindTarget {
   readonly url: string;
   /**
    * Instructions executed while `load` ran (all threads), after `settle` ran instrumented but
-   * uncounted (valgrind re-translates all code once instrumentation is on).
+   * uncounted (valgrind re-translates all code once instrumentation is on); then those of an
+   * idle window as long.
    */
-  measure(settle: () => Promise<void>, load: () => Promise<void>): Promise<InstructionSplit>;
+  measure(settle: () => Promise<void>, load: () => Promise<void>): Promise<Measured>;
   readonly stop: () => Promise<void>;
 }
 
@@ -70,6 +71,18 @@ export interface InstructionSplit {
   readonly total: number;
   readonly compiler: number;
   readonly gc: number;
+}
+
+/**
+ * What `measure` counted: the loaded window, then an idle window as long. Under valgrind a
+ * request takes ~50x longer, so work that runs per second (the ranking tick, gauges, GC's
+ * timers) weighs ~50x more per request than on a real server; the idle window measures it, to
+ * be taken off.
+ */
+export interface Measured {
+  readonly loaded: InstructionSplit;
+  readonly idle: InstructionSplit;
+  readonly seconds: number;
 }
 
 /** Self instructions per function of a dump (callgrind_annotate), split by kind. */
@@ -166,6 +179,16 @@ export async function startCallgrindCascade(
     throw err;
   }
   const pid = child.pid!;
+  /** Dumps the counters since the last zero or dump (which zeroes them) and reads them. */
+  const dump = (label: string): InstructionSplit => {
+    const before = new Set(readdirSync(outDir));
+    control(pid, [`--dump=${label}`]);
+    const dumped = readdirSync(outDir).filter(
+      (f) => f.startsWith(`callgrind.out.${name}`) && !before.has(f),
+    );
+    if (dumped.length !== 1) throw new Error(`callgrind wrote ${dumped.length} dumps for ${name}`);
+    return splitOf(path.join(outDir, dumped[0]!));
+  };
   return {
     url,
     async measure(settle, load) {
@@ -174,17 +197,17 @@ export async function startCallgrindCascade(
       await settle();
       control(pid, ['--zero']);
       log.write('=== counted\n');
+      const started = performance.now();
       await load();
-      log.write('=== done\n');
-      const before = new Set(readdirSync(outDir));
-      control(pid, ['--dump=measured']);
+      const seconds = (performance.now() - started) / 1000;
+      const loaded = dump('measured');
+      // As long again with no requests: what timers (ranking tick, metrics, GC) cost on their own.
+      log.write('=== idle\n');
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      const idle = dump('idle');
       control(pid, ['--instr=off']);
-      const dumped = readdirSync(outDir).filter(
-        (f) => f.startsWith(`callgrind.out.${name}`) && !before.has(f),
-      );
-      if (dumped.length !== 1)
-        throw new Error(`callgrind wrote ${dumped.length} dumps for ${name}`);
-      return splitOf(path.join(outDir, dumped[0]!));
+      log.write('=== done\n');
+      return { loaded, idle, seconds };
     },
     stop: () => stopChild(child, { graceMs: 30_000 }),
   };

@@ -7,9 +7,9 @@ import {
   minContextSlotOf,
   numberAt,
   resultNumberOf,
-  solanaAskOf,
-  type SolanaAsk,
 } from './head-scan.js';
+import { scanMethod, scanned } from './method-scan.js';
+import { packAsk, solanaAskOf } from './request-ask.js';
 import { skipSpace } from './json-lexer.js';
 
 /*
@@ -45,7 +45,7 @@ function referenceMember(body: Buffer, name: string): number {
   return numberAt(body, i, body.length);
 }
 
-function referenceCommitment(body: Buffer): number {
+function referenceCommitment(body: Buffer): 0 | 1 | 2 {
   if (body.includes('"confirmed"')) return 1;
   return body.includes('"processed"') ? 0 : 2;
 }
@@ -119,16 +119,55 @@ describe('head scans agree with the plain native search', () => {
     );
   });
 
-  it("a request's commitment and minContextSlot in one walk, small or large", () => {
-    const ask: SolanaAsk = { commitment: 2, minContextSlot: -1 };
+  it("a request's commitment and minContextSlot (request-ask.ts), small or large", () => {
     fc.assert(
       fc.property(body, (bytes) => {
-        solanaAskOf(bytes, ask);
-        expect(ask.commitment).toBe(referenceCommitment(bytes));
-        expect(ask.minContextSlot).toBe(referenceMember(bytes, 'minContextSlot'));
-        expect(commitmentOf(bytes)).toBe(ask.commitment);
+        const expected = packAsk(
+          referenceCommitment(bytes),
+          referenceMember(bytes, 'minContextSlot'),
+        );
+        expect(solanaAskOf(bytes)).toBe(expected);
+        expect(commitmentOf(bytes)).toBe(referenceCommitment(bytes));
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it("the method scan's walk reads the same ask, whatever the name and what follows it", () => {
+    const name = fc.oneof(
+      fc.constantFrom('getBalance', 'confirmed', 'processed', 'minContextSlot', 'x', ''),
+      fc.string({ maxLength: 8 }).filter((text) => /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(text)),
+    );
+    const rest = fc.array(
+      fc.oneof(
+        piece,
+        fc.constantFrom(
+          '"method"',
+          '\\u',
+          '\\\\u',
+          // Right after the name's closing quote, these spell a token that starts at that quote.
+          'minContextSlot":3',
+          'confirmed"',
+          'processed"',
+        ),
+      ),
+      {
+        maxLength: 12,
+      },
+    );
+    fc.assert(
+      fc.property(name, rest, (method, parts) => {
+        const bytes = Buffer.from(`{"method":"${method}"${parts.join('')}`);
+        const found = scanMethod(bytes);
+        if (found === undefined || scanned.headAsk === undefined) return;
+        expect(found).toBe(method);
+        const expected = packAsk(
+          referenceCommitment(bytes),
+          referenceMember(bytes, 'minContextSlot'),
+        );
+        expect(scanned.headAsk).toBe(expected);
+      }),
+      { numRuns: 5000 },
     );
   });
 });

@@ -22,10 +22,11 @@ const MAX_DIGITS = 15;
 /** The Solana envelope's context comes first in `result`, within this many bytes. */
 const CONTEXT_WINDOW = 256;
 /**
- * Up to this many bytes a search walks them in JS (nameAt); beyond, Buffer.indexOf's native
- * search wins over its fixed cost. Requests for reads and small answers stay below it.
+ * Up to this many bytes a search for one name walks them in JS (nameAt); beyond, a native
+ * Buffer.indexOf wins: V8 walks a Buffer at ~20 instructions a byte, and the native call
+ * costs ~1,500 before it reads one.
  */
-const JS_SCAN_BYTES = 384;
+const JS_SEARCH_BYTES = 96;
 
 const key = (name: string): Buffer => Buffer.from(`"${name}"`, 'latin1');
 const CONTEXT = key('context');
@@ -81,12 +82,13 @@ export function numberAt(bytes: Uint8Array, i: number, end: number): number {
 /** The number after the member name `name` found at or after `from` (before `end`), or -1. */
 function numberAfter(bytes: Buffer, name: Buffer, from: number, end: number): number {
   const at =
-    end - from <= JS_SCAN_BYTES ? nameAt(bytes, name, from, end) : bytes.indexOf(name, from);
+    end - from <= JS_SEARCH_BYTES ? nameAt(bytes, name, from, end) : bytes.indexOf(name, from);
   if (at === -1 || at >= end) return -1;
-  return valueAfterName(bytes, at + name.length, end);
+  return numberAfterName(bytes, at + name.length, end);
 }
 
-function valueAfterName(bytes: Buffer, i: number, end: number): number {
+/** The number after `:` that follows a member name ending just before `i`, or -1. */
+export function numberAfterName(bytes: Buffer, i: number, end: number): number {
   i = skipSpace(bytes, i, end);
   if (bytes[i] !== COLON) return -1;
   i = skipSpace(bytes, i + 1, end);
@@ -106,13 +108,37 @@ function nameAt(bytes: Uint8Array, name: Uint8Array, from: number, end: number):
   return -1;
 }
 
+/** Horspool's shifts for `name`: how far a window may move, by the byte under its last one. */
+function horspoolShifts(name: Uint8Array): Uint8Array {
+  const shifts = new Uint8Array(256).fill(name.length);
+  for (let j = 0; j < name.length - 1; j++) shifts[name[j]!] = name.length - 1 - j;
+  return shifts;
+}
+
+const CONTEXT_SHIFTS = horspoolShifts(CONTEXT);
+
+/**
+ * Where `"context"` first starts in [0, end) (it may run past `end`), or -1. Horspool's search
+ * looks at about one byte in five of JSON text before the envelope.
+ */
+function contextAt(bytes: Uint8Array, end: number): number {
+  const last = CONTEXT.length - 1;
+  const limit = Math.min(end, bytes.length - last);
+  for (let i = 0; i < limit;) {
+    const c = bytes[i + last]!;
+    if (c === QUOTE && spelledAt(bytes, CONTEXT, i)) return i;
+    i += CONTEXT_SHIFTS[c]!;
+  }
+  return -1;
+}
+
 /**
  * Solana's `{"context":{…,"slot":N},"value":…}` envelope: N, or -1. The envelope's `"context"`
- * starts within CONTEXT_WINDOW bytes and `"slot"` comes before its first `}`: one forward walk
- * of those few bytes, never a search of the whole (possibly huge) answer.
+ * starts within CONTEXT_WINDOW bytes and `"slot"` comes before its first `}`: a search of those
+ * few bytes and a walk to that `}`, never a search of the whole (possibly huge) answer.
  */
 export function contextSlotOf(body: Buffer): number {
-  const at = nameAt(body, CONTEXT, 0, Math.min(body.length, CONTEXT_WINDOW));
+  const at = contextAt(body, Math.min(body.length, CONTEXT_WINDOW));
   if (at === -1) return -1;
   const n = body.length;
   let slot = -1;
@@ -124,7 +150,7 @@ export function contextSlotOf(body: Buffer): number {
   }
   // No `}` at all: not an envelope.
   if (slot === -1 || i === n) return -1;
-  return valueAfterName(body, slot + SLOT.length, i);
+  return numberAfterName(body, slot + SLOT.length, i);
 }
 
 /** `"result":N` or `"result":"0x…"`: the number, or -1. */
@@ -146,7 +172,7 @@ export const absoluteSlotOf = (body: Buffer): number => resultMemberOf(body, ABS
 export function lastBlockNumberOf(body: Buffer): number {
   const at = body.lastIndexOf(BLOCK_NUMBER);
   if (at === -1) return -1;
-  return valueAfterName(body, at + BLOCK_NUMBER.length, body.length);
+  return numberAfterName(body, at + BLOCK_NUMBER.length, body.length);
 }
 
 /** Whether the answer is `"result":null` (spelled compactly, as nodes do). */
@@ -166,52 +192,14 @@ export const slotsBehindOf = (body: Buffer): number =>
 export const minContextSlotOf = (body: Buffer): number =>
   numberAfter(body, MIN_CONTEXT_SLOT, 0, body.length);
 
-const LOWER_C = 0x63;
-const LOWER_M = 0x6d;
-const LOWER_P = 0x70;
-
 /**
  * A Solana request's commitment: 0 processed, 1 confirmed, 2 finalized (the RPC default).
- * `"confirmed"` anywhere wins over `"processed"` anywhere.
+ * `"confirmed"` anywhere wins over `"processed"` anywhere. (The request path reads it with
+ * request-ask.ts, in the walk its method scan takes anyway.)
  */
 export function commitmentOf(body: Buffer): 0 | 1 | 2 {
   if (body.indexOf(CONFIRMED) !== -1) return 1;
   return body.indexOf(PROCESSED) !== -1 ? 0 : 2;
-}
-
-/** What a Solana request asks of a node's head (solanaAskOf). */
-export interface SolanaAsk {
-  /** As commitmentOf. */
-  commitment: 0 | 1 | 2;
-  /** As minContextSlotOf: -1 when it names none. */
-  minContextSlot: number;
-}
-
-/**
- * A Solana request's commitment and `minContextSlot` (the same answers as commitmentOf and
- * minContextSlotOf), written into `into`. A small request (nearly every read) is walked once
- * in JS for both; a large one (a transaction to simulate) is searched natively, where the
- * calls' fixed cost is small beside the bytes.
- */
-export function solanaAskOf(body: Buffer, into: SolanaAsk): void {
-  const n = body.length;
-  if (n > JS_SCAN_BYTES) {
-    into.commitment = commitmentOf(body);
-    into.minContextSlot = minContextSlotOf(body);
-    return;
-  }
-  let confirmed = false;
-  let processed = false;
-  let min = -1;
-  for (let i = 0; i < n; i++) {
-    if (body[i] !== QUOTE) continue;
-    const next = body[i + 1];
-    if (next === LOWER_C) confirmed ||= spelledAt(body, CONFIRMED, i);
-    else if (next === LOWER_P) processed ||= spelledAt(body, PROCESSED, i);
-    else if (next === LOWER_M && min === -1 && spelledAt(body, MIN_CONTEXT_SLOT, i)) min = i;
-  }
-  into.commitment = confirmed ? 1 : processed ? 0 : 2;
-  into.minContextSlot = min === -1 ? -1 : valueAfterName(body, min + MIN_CONTEXT_SLOT.length, n);
 }
 
 /** A block parameter: a number ≥ 0, or one of these tags. */

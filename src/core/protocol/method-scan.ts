@@ -8,22 +8,31 @@
  * comes from the slow path and the scan only has to be right about what it accepts.
  */
 
-import { INVALID as NO_TOKEN, skipPlainString, skipSpace, spelledAt } from './json-lexer.js';
+import { INVALID as NO_TOKEN, skipPlainString, skipSpace } from './json-lexer.js';
+import { METHOD_REPEATS, scanRequestRest } from './request-ask.js';
 
 // Module-level copies, not imports: see INVALID in json-lexer.ts.
 const INVALID = NO_TOKEN;
 const QUOTE = 0x22;
 const COLON = 0x3a;
 const OPEN_BRACE = 0x7b;
-const BACKSLASH = 0x5c;
-const LOWER_U = 0x75;
-/** Rests of a body up to this size are checked in JS, longer ones with native searches. */
-const JS_SCAN_BYTES = 384;
 
 /** Longest method name the scan accepts; longer names take the full-parse path. */
 const MAX_SCANNED_NAME = 128;
 const METHOD_KEY = Buffer.from('"method"', 'latin1');
 const UNICODE_ESCAPE = Buffer.from('\\u', 'latin1');
+/**
+ * Rests of a body up to this size are walked once in JS (which also reads the request's head
+ * ask); longer ones get two native searches, cheaper there than ~20 instructions a byte.
+ */
+const REST_WALK_BYTES = 160;
+
+/**
+ * What the last scan that found a method read of the request's head ask (request-ask.ts,
+ * packed), or undefined when its body was too large to walk: module state, read by
+ * parseRequest right after the scan, so the scan allocates nothing.
+ */
+export const scanned: { headAsk: number | undefined } = { headAsk: undefined };
 
 /** The method name of a leading-`"method"` JSON-RPC object, or undefined when unsure. */
 export function scanMethod(body: Buffer): string | undefined {
@@ -48,21 +57,17 @@ export function scanMethod(body: Buffer): string | undefined {
   // A repeated `method` key (JSON.parse takes the last) must not let the scan price one
   // method while the upstream runs another: full parse if one may follow, plain or
   // `\u`-escaped (the only escape that can spell a letter of "method").
-  if (mayRepeatMethod(body, end)) return undefined;
-  return body.toString('latin1', start, close);
-}
-
-/** Whether a `"method"` or a `\u` escape appears at or after `from`. */
-function mayRepeatMethod(body: Buffer, from: number): boolean {
-  const n = body.length;
-  if (n - from > JS_SCAN_BYTES) {
-    return body.indexOf(METHOD_KEY, from) !== -1 || body.indexOf(UNICODE_ESCAPE, from) !== -1;
+  const method = body.toString('latin1', start, close);
+  if (n - end > REST_WALK_BYTES) {
+    if (body.indexOf(METHOD_KEY, end) !== -1 || body.indexOf(UNICODE_ESCAPE, end) !== -1) {
+      return undefined;
+    }
+    scanned.headAsk = undefined;
+    return method;
   }
-  // One walk of a small request's rest instead of two native calls (json-lexer spelledAt).
-  for (let i = from; i < n; i++) {
-    const c = body[i];
-    if (c === QUOTE && spelledAt(body, METHOD_KEY, i)) return true;
-    if (c === BACKSLASH && body[i + 1] === LOWER_U) return true;
-  }
-  return false;
+  // One JS walk of a small request's rest answers this and what it asks of heads.
+  const ask = scanRequestRest(body, end, method);
+  if (ask === METHOD_REPEATS) return undefined;
+  scanned.headAsk = ask;
+  return method;
 }
