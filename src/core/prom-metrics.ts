@@ -24,13 +24,18 @@ import {
   type ClusterSample,
   type ChainSample,
   type KeySample,
+  type ChainMetrics,
+  type TopologySample,
+  type LogsLimitSample,
 } from './metrics.js';
 import { ChainCounters } from './prom-chain-metrics.js';
+import { LogsCounters } from './prom-logs-metrics.js';
 import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import { registerKeyMetrics } from './prom-key-metrics.js';
 import { NodeHealthGauges, type TierLabel } from './prom-health-metrics.js';
 import { registerQuotaGauges } from './prom-quota-metrics.js';
+import { ChainRequestCounters, registerTopologyGauges } from './prom-topology-metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
 const LINT_FAILING_DEFAULTS = [
@@ -90,6 +95,9 @@ class PromMetrics implements ProxyMetrics {
   #clusterRegistered = false;
   #chainSource: () => readonly ChainSample[] = () => [];
   readonly #chain: ChainCounters;
+  readonly #chainRequests: ChainRequestCounters;
+  #topologySource: (() => TopologySample) | undefined;
+  readonly logs: LogsCounters;
 
   constructor(build: BuildInfo) {
     const registers = [this.#registry];
@@ -179,6 +187,9 @@ class PromMetrics implements ProxyMetrics {
     this.cache = createCacheMetrics(registry);
     registerWsMetrics(registry, () => this.#wsSource());
     this.#chain = new ChainCounters(registry, () => this.#chainSource());
+    this.#chainRequests = new ChainRequestCounters(registry);
+    registerTopologyGauges(registry, () => this.#topologySource?.());
+    this.logs = new LogsCounters(registry);
   }
 
   request(outcome: number, seconds: number): void {
@@ -219,6 +230,7 @@ class PromMetrics implements ProxyMetrics {
     const breakCounter = this.#streamBreaks;
     const chain = this.#chain;
     chain.addNode(name);
+    this.logs.addNode(name);
     // Counter and histogram indexes are allocated in step, so one index serves both. A node
     // removed by a reload keeps recording into retired indexes that are no longer exported.
     const recorder: NodeMetrics = {
@@ -257,6 +269,7 @@ class PromMetrics implements ProxyMetrics {
     this.#streamBreaks.remove(series.breaks);
     this.cache.removeNode(name);
     this.#chain.removeNode(name);
+    this.logs.removeNode(name);
     this.#health.remove(name, series);
   }
 
@@ -270,6 +283,22 @@ class PromMetrics implements ProxyMetrics {
 
   setChainSource(source: () => readonly ChainSample[]): void {
     this.#chainSource = source;
+  }
+
+  forChain(name: string): ChainMetrics {
+    return this.#chainRequests.forChain(name);
+  }
+
+  removeChain(name: string): void {
+    this.#chainRequests.remove(name);
+  }
+
+  setTopologySource(source: () => TopologySample): void {
+    this.#topologySource = source;
+  }
+
+  setLogsSource(source: () => readonly LogsLimitSample[]): void {
+    this.logs.setSource(source);
   }
 
   setWsSource(source: () => WsSnapshot): void {

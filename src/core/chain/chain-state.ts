@@ -55,6 +55,12 @@ export class NodeHeads {
   /** -1: never seen. */
   readonly values = new Float64Array(SLOTS).fill(-1);
   readonly seenAt = new Float64Array(SLOTS);
+  /**
+   * 1 when the head in a slot was read as the head itself (eth_blockNumber, getSlot, a null for
+   * the next block); 0 when only a lower bound raised it (a log's or receipt's block): the node
+   * is at least there, maybe further — not known to be behind anything above it.
+   */
+  readonly exact = new Uint8Array(SLOTS);
   /** Set by the chain-identity check: never counted, never routed to. */
   wrongChain = false;
 
@@ -184,6 +190,7 @@ export class ChainState {
     if (heads.values[slot] !== value || current === -1) this.#version++;
     heads.values[slot] = value;
     heads.seenAt[slot] = now;
+    heads.exact[slot] = bound === Bound.atLeast ? 0 : 1;
     this.active = true;
   }
 

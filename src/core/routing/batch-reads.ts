@@ -13,14 +13,14 @@ import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { AdmissionRound, admit, type Candidate } from './admission.js';
 import { readBatchHeads } from './batch-heads.js';
-import { settleAttempt, type Attempt, type AttemptSubject } from './attempt.js';
+import { learnLogsLimit, settleAttempt, type Attempt, type AttemptSubject } from './attempt.js';
 import {
   REFUSED_BATCH,
   readSubBatchAnswer,
   subBatchBody,
   type ElementProgress,
 } from './batch-answer.js';
-import { errorFieldsOf, parseAnswer, type Verdict } from './classify.js';
+import { LOGS_LIMIT_ERROR, errorFieldsOf, parseAnswer, type Verdict } from './classify.js';
 import { heardAnswer, heardError, type Disputes, type Hearing } from './disputes.js';
 import { Reads, methodHeads } from '../chain/method-heads.js';
 import { sampleTarget } from './lag-gate.js';
@@ -238,6 +238,7 @@ function afterAttempt(attempt: Attempt, elements: readonly Pending[], totals: Ba
     }
     const error = progress.error;
     if (error === undefined) continue;
+    if (error.verdict === LOGS_LIMIT_ERROR) learnLogsLimit(node, Buffer.from(error.text), events);
     if (heardError(progress, node, error.verdict, error.key, error.text, now, events)) {
       progress.answer = error.text;
       progress.done = true;

@@ -10,17 +10,15 @@ import type { BlockList } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { ResponseCache } from '../cache/response-cache.js';
 import type { ServerConfig } from '../config/types.js';
 import { CorsPolicy } from '../http/cors.js';
 import { callerOf, isCallerRefusal } from '../http/key-caller.js';
 import { forwardHeaders } from '../http/proxy-handler.js';
 import type { ClientKeys } from '../keys/client-keys.js';
-import { proxyPathOf } from '../keys/presented-key.js';
+import type { ServedChain, ServedChains } from '../http/served-chains.js';
 import type { KeyedCaller } from '../serving/key-gate.js';
 import { listen } from '../http/listen.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
-import type { RouteContext } from '../routing/route-context.js';
 import { ClientSession } from './client-session.js';
 import {
   DEFAULT_WS_TUNING,
@@ -38,9 +36,11 @@ import { wsSnapshot } from './ws-snapshot.js';
 export interface WsGatewayOptions {
   /** The proxy's main listener (upgrades are taken on it too). */
   readonly listener: Server;
-  readonly route: RouteContext;
-  /** The proxy's response cache: socket requests are cached and coalesced as HTTP ones are. */
-  readonly cache: ResponseCache | undefined;
+  /**
+   * The chains served: an upgrade on a chain's path gets that chain's routing context and
+   * response cache (socket requests are cached and coalesced as HTTP ones are) and its hub.
+   */
+  readonly chains: ServedChains;
   /** The proxy's tally of requests answered: socket requests count in it as HTTP ones do. */
   readonly counts: Float64Array;
   readonly registry: MethodRegistry;
@@ -99,10 +99,20 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   429: 'Too Many Requests',
 };
 
+/** One chain's WebSocket side: its sessions' context and its subscription hub. */
+interface ChainSockets {
+  readonly chain: ServedChain;
+  readonly ctx: GatewayContext;
+  readonly hub: SubscriptionHub;
+  readonly sessions: Set<ClientSession>;
+}
+
 /** The running WebSocket side. */
 export class WsGateway {
-  readonly hub: SubscriptionHub;
-  readonly #ctx: GatewayContext;
+  /** Each served chain's sockets (a chain's subscriptions are shared within it only). */
+  readonly #chains = new Map<ServedChain, ChainSockets>();
+  readonly #tuning: WsTuning;
+  readonly #limits: ReturnType<typeof limitsOf>;
   readonly #wss: WebSocketServer;
   readonly #cors: CorsPolicy | undefined;
   readonly #sessions = new Set<ClientSession>();
@@ -116,34 +126,18 @@ export class WsGateway {
   #closing: Promise<void> | undefined;
 
   private constructor(private readonly options: WsGatewayOptions) {
-    const tuning = { ...DEFAULT_WS_TUNING, ...options.tuning };
-    const { route, registry, logger } = options;
-    this.hub = new SubscriptionHub({
-      route,
-      logger,
-      timing: tuning,
-      call: (method, params) => callThroughRouter(route, registry, method, params),
-    });
+    this.#tuning = { ...DEFAULT_WS_TUNING, ...options.tuning };
     const limits = limitsOf(options.server);
+    this.#limits = limits;
     this.#cors = CorsPolicy.from(options.server.corsOrigins);
-    this.#ctx = {
-      route,
-      cache: options.cache,
-      registry,
-      logger,
-      hub: this.hub,
-      limits,
-      maxBatchSize: options.server.maxBatchSize,
-      counters: this.#counters,
-      counts: options.counts,
-    };
+    this.#syncChains();
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: limits.maxMessageBytes,
       perMessageDeflate: false,
       clientTracking: false,
     });
-    this.#tick = setInterval(() => this.hub.tick(), tuning.tickMs);
+    this.#tick = setInterval(() => this.#onTick(), this.#tuning.tickMs);
     this.#tick.unref();
   }
 
@@ -193,9 +187,69 @@ export class WsGateway {
     return { sessions: this.#sessions.size, ips: this.#perIp.size };
   }
 
+  /** The subscription hub of the first chain (the only one of a `[[nodes]]` config). */
+  get hub(): SubscriptionHub {
+    return this.#sockets(this.options.chains.first()).hub;
+  }
+
+  /** A chain's subscription hub. */
+  hubOf(chain: string): SubscriptionHub | undefined {
+    const served = this.options.chains.get(chain);
+    return served === undefined ? undefined : this.#chains.get(served)?.hub;
+  }
+
   /** What /metrics shows of the WebSocket side now. */
   snapshot(): ReturnType<typeof wsSnapshot> {
-    return wsSnapshot(this.#sessions.size, this.#counters, this.hub, this.options.route.table());
+    const parts = [...this.#chains.values()].map(({ hub, chain }) => ({
+      hub,
+      table: chain.slot.table,
+    }));
+    return wsSnapshot(this.#sessions.size, this.#counters, parts);
+  }
+
+  #onTick(): void {
+    this.#syncChains();
+    for (const sockets of this.#chains.values()) sockets.hub.tick();
+  }
+
+  /** Gives every served chain its sockets; a chain no longer served closes its clients. */
+  #syncChains(): void {
+    const served = new Set(this.options.chains.all());
+    for (const chain of served) this.#sockets(chain);
+    for (const [chain, sockets] of this.#chains) {
+      if (served.has(chain)) continue;
+      this.#chains.delete(chain);
+      for (const session of sockets.sessions)
+        session.close(CLOSE_SERVICE_RESTART, `chain '${chain.name}' is no longer served`);
+      sockets.hub.close();
+    }
+  }
+
+  #sockets(chain: ServedChain): ChainSockets {
+    const known = this.#chains.get(chain);
+    if (known !== undefined) return known;
+    const { registry, logger } = this.options;
+    const route = chain.handler.route;
+    const hub = new SubscriptionHub({
+      route,
+      logger,
+      timing: this.#tuning,
+      call: (method, params) => callThroughRouter(route, registry, method, params),
+    });
+    const ctx: GatewayContext = {
+      route,
+      cache: chain.handler.cache,
+      registry,
+      logger,
+      hub,
+      limits: this.#limits,
+      maxBatchSize: this.options.server.maxBatchSize,
+      counters: this.#counters,
+      counts: this.options.counts,
+    };
+    const sockets = { chain, ctx, hub, sessions: new Set<ClientSession>() };
+    this.#chains.set(chain, sockets);
+    return sockets;
   }
 
   /** Closes every client with 1012 (service restart) and every upstream socket. */
@@ -207,7 +261,7 @@ export class WsGateway {
   async #close(): Promise<void> {
     clearInterval(this.#tick);
     this.options.listener.off('upgrade', this.#onUpgrade);
-    this.hub.close();
+    for (const sockets of this.#chains.values()) sockets.hub.close();
     const gone = [...this.#sessions].map(
       (session) =>
         new Promise<void>((resolve) => {
@@ -249,17 +303,19 @@ export class WsGateway {
       );
     }
     const keys = this.options.keys;
-    if (proxyPathOf(pathOf(req.url), keys?.enabled === true) === undefined)
+    const chains = this.options.chains;
+    const hit = chains.resolve(pathOf(req.url), req.headers.host, keys?.enabled === true);
+    if (hit === undefined)
       return this.#reject(
         socket,
         'path',
         404,
         'Not Found',
-        'WebSocket paths are / and /send-request',
+        `WebSocket paths are ${chains.paths.flatMap((path) => [path, `${path === '/' ? '' : path}/send-request`]).join(', ')}`,
       );
     let caller: KeyedCaller | undefined;
     if (keys?.enabled === true) {
-      const who = callerOf(req, keys, this.options.trustedProxies);
+      const who = callerOf(req, keys, this.options.trustedProxies, hit.key, hit.target.name);
       if (isCallerRefusal(who)) {
         const status = who.status;
         return this.#reject(
@@ -292,7 +348,7 @@ export class WsGateway {
         `pages of ${req.headers.origin} may not connect: add the origin to server.cors_origins`,
       );
     const ip = req.socket.remoteAddress ?? 'unknown';
-    const most = this.#ctx.limits.connectionsPerIp;
+    const most = this.#limits.connectionsPerIp;
     const held = this.#perIp.get(ip) ?? 0;
     if (held >= most) {
       return this.#reject(
@@ -310,20 +366,32 @@ export class WsGateway {
       if (left <= 0) this.#perIp.delete(ip);
       else this.#perIp.set(ip, left);
     });
+    const chain = hit.target;
     this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) =>
-      this.#accept(ws, ip, req, caller),
+      this.#accept(ws, ip, req, caller, chain),
     );
   }
 
-  #accept(ws: WebSocket, ip: string, req: IncomingMessage, caller: KeyedCaller | undefined): void {
-    if (this.#closing !== undefined) {
+  #accept(
+    ws: WebSocket,
+    ip: string,
+    req: IncomingMessage,
+    caller: KeyedCaller | undefined,
+    chain: ServedChain,
+  ): void {
+    // A chain a reload just added gets its sockets now; one it just removed is not served.
+    const served = this.options.chains.get(chain.name) === chain;
+    const sockets = served ? this.#sockets(chain) : undefined;
+    if (this.#closing !== undefined || sockets === undefined) {
       ws.close(CLOSE_SERVICE_RESTART, 'cascade is restarting');
       return;
     }
-    const session = new ClientSession(ws, ip, forwardHeaders(req), this.#ctx, caller);
+    const session = new ClientSession(ws, ip, forwardHeaders(req), sockets.ctx, caller);
     this.#sessions.add(session);
+    sockets.sessions.add(session);
     ws.once('close', () => {
       this.#sessions.delete(session);
+      sockets.sessions.delete(session);
       session.disposed();
     });
   }
