@@ -19,7 +19,7 @@
  * checkout's cascade with a client key (hotpath-keyed.ts: require_key, one [[keys]] entry, the
  * key in the URL path): `--other . --keyed` is then keyed against plain, same build.
  */
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,7 @@ import { keyedUrl, writeKeyedConfig } from './hotpath-keyed.js';
 import { runWrk, writeWrkScript } from './hotpath-wrk.js';
 import {
   hotpathNodeCount,
+  snapshotCli,
   snapshotDist,
   startCascade,
   startReference,
@@ -41,16 +42,6 @@ import {
 } from './hotpath-targets.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The other checkout's dist/ only (it may predate benchmarks/). */
-function snapshotCli(root: string, dir: string): string {
-  const runRoot = path.join(dir, 'run');
-  mkdirSync(runRoot, { recursive: true });
-  cpSync(path.join(root, 'dist'), path.join(runRoot, 'dist'), { recursive: true });
-  copyFileSync(path.join(root, 'package.json'), path.join(runRoot, 'package.json'));
-  symlinkSync(path.join(root, 'node_modules'), path.join(runRoot, 'node_modules'), 'dir');
-  return runRoot;
-}
-
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;

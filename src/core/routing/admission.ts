@@ -52,6 +52,8 @@ export interface Candidate {
   readonly tried: TriedNodes;
   /** The request's bytes, when at hand: its commitment and minContextSlot judge lag. */
   readonly requestBody?: Buffer;
+  /** What those bytes ask of heads, once read (chain/read-heads.ts keeps it here). */
+  headAsk?: number | undefined;
 }
 
 /** The candidates a node may take in one attempt (one for a single request). */

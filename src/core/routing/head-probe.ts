@@ -69,7 +69,8 @@ function probe(node: UpstreamNode, chain: ChainState, method: string, sentAt: nu
     (response: AttemptResponse) => {
       if (response.kind === 'transport_error' && !response.sent) usage.add(-cost);
       if (response.kind !== 'answer' || response.status < 200 || response.status >= 300) return;
-      readAnswer(chain, node.heads, methodHeads(methodId)!, body, response.body, false, sentAt);
+      const request = { requestBody: body };
+      readAnswer(chain, node.heads, methodHeads(methodId)!, request, response.body, false, sentAt);
     },
     undefined,
   );

@@ -62,6 +62,10 @@ export abstract class RequestRoute
   contentType: string | undefined = undefined;
   body: Buffer | UpstreamStream = NO_BODY;
   node = '';
+  /** Set by the response cache's flight leader (serving/serve-request.ts): a cacheable miss. */
+  cache: 'miss' | undefined = undefined;
+  /** What the request asks of heads (chain/read-heads.ts): read by its parse, else once here. */
+  headAsk: number | undefined;
 
   constructor(
     readonly request: RpcRequest,
@@ -74,6 +78,7 @@ export abstract class RequestRoute
   ) {
     super();
     this.methodId = request.methodId;
+    this.headAsk = request.headAsk;
     this.deadline = now + ctx.budgetMs;
     this.round = new AdmissionRound(ctx.table(), now, false, policy.byLatency);
   }
@@ -177,15 +182,7 @@ export abstract class RequestRoute
     }
     const now = attempt.endedAt;
     const node = attempt.node;
-    const found = readAnswer(
-      chain,
-      node.heads,
-      heads,
-      this.request.body,
-      body,
-      verdict.kind !== 'success',
-      now,
-    );
+    const found = readAnswer(chain, node.heads, heads, this, body, verdict.kind !== 'success', now);
     // eth_getLogs is judged by the node's known head even when its answer shows no block.
     if (!found && heads.blockParam !== LOGS_FILTER) return false;
     if (verdict.kind !== 'success' || !staleAnswer(chain, node, this, this.round, now))

@@ -16,6 +16,7 @@ import type { ForwardHeaders } from '../node/attempt-response.js';
 import { trimmedSpan } from '../protocol/json-spans.js';
 import { NO_ID, requestIdOf, type RpcRequest } from '../protocol/rpc-request.js';
 import type { RouteCallback, RouteContext, RouteResult } from '../routing/route-context.js';
+import { RequestRoute } from '../routing/request-route.js';
 import { route } from '../routing/route.js';
 import { KeyedCall, admitCall, refusedResult, settleKeyed, type KeyedCaller } from './key-gate.js';
 import { LOGS_METHOD_ID, serveLogs } from './logs-split.js';
@@ -99,8 +100,20 @@ function onLeaderRouted(result: RouteResult, leader: Leader<unknown>): void {
     const contentType = result.kind === 'answer' ? result.contentType : undefined;
     leader.cache.land(leader.flight, status, contentType, body, leader.ctx.route.clock.now());
   } finally {
-    leader.onRouted(result.kind === 'answer' ? { ...result, cache: 'miss' } : result, leader.token);
+    leader.onRouted(asMiss(result), leader.token);
   }
+}
+
+/** The leader's result, marked a cache miss for its client. */
+function asMiss(result: RouteResult): RouteResult {
+  if (result.kind !== 'answer') return result;
+  // A routed answer is its request's own routing state (request-route.ts), which only this
+  // leader holds: marked in place instead of copying its couple of dozen fields.
+  if (result instanceof RequestRoute) {
+    result.cache = 'miss';
+    return result;
+  }
+  return { ...result, cache: 'miss' };
 }
 
 /**
