@@ -216,13 +216,20 @@ export class ChainState {
   }
 
   /**
-   * `knownHead`, but only when some node's sample in `slot` is at most `ageMs` old, else -1:
-   * for readers that would otherwise ask the network for the head right now (gap fill).
+   * `knownHead`, but only when some node showed its head itself in `slot` at most `ageMs` ago,
+   * else -1: for readers that would otherwise ask the network for the head right now (gap fill,
+   * an eth_getLogs `latest`). A lower bound (the last log a node returned) is no head: a range
+   * of logs ends where the logs do, not where the chain does.
    */
   recentHead(slot: number, now: number, ageMs: number): number {
     let newest = -Infinity;
     for (const heads of this.#nodes.values()) {
-      if (!heads.wrongChain && heads.values[slot]! >= 0 && heads.seenAt[slot]! > newest)
+      if (
+        !heads.wrongChain &&
+        heads.values[slot]! >= 0 &&
+        heads.exact[slot] === 1 &&
+        heads.seenAt[slot]! > newest
+      )
         newest = heads.seenAt[slot]!;
     }
     return now - newest <= ageMs ? this.knownHead(slot, now) : -1;
