@@ -30,6 +30,13 @@ import type { MethodRegistry } from './protocol/method-registry.js';
 import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
 import { startWs } from './service-ws.js';
 
+/**
+ * How long a worker waits for the primary's /health or /metrics. The primary's /metrics waits
+ * up to 5 s for every worker's registry (prom-client's AggregatorRegistry): waiting less here
+ * turned a slow but complete answer on a busy machine into a 500.
+ */
+const PRIMARY_ANSWER_TIMEOUT_MS = 6000;
+
 /** How often a worker reports to the primary (the issue's bound is 50 ms). */
 export const WORKER_SYNC_MS = 50;
 /** Answers a new worker waits for before it listens (its share grows in over a few splits). */
@@ -67,7 +74,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       const timer = setTimeout(() => {
         asks.delete(id);
         reject(new Error(`the primary did not answer ${what}`));
-      }, 2000);
+      }, PRIMARY_ANSWER_TIMEOUT_MS);
       asks.set(id, (value) => {
         clearTimeout(timer);
         resolve(value as T);

@@ -172,7 +172,7 @@ function staleLogs(
   const slot = slotOfRequest(heads, candidate);
   const own = chain.headOf(node.heads, slot, now);
   // Known only as a lower bound (the last log it showed): not known to be behind the range.
-  if (own < 0 || node.heads.exact[slot] === 0) return false;
+  if (own < 0 || node.heads.bound[slot] === Bound.atLeast) return false;
   const need = askedOf(chain, heads, candidate, slot, now);
   if (need < 0 || own >= need - STALE_ALLOWANCE[heads.family]) return false;
   return fresherNode(chain, node, candidate, round, slot, need, false, now) !== undefined;
