@@ -152,7 +152,7 @@ export default tseslint.config(
       'src/core/node/**/*.ts',
       'src/core/quota/**/*.ts',
       'src/core/metrics.ts',
-      'src/core/prom-metrics.ts',
+      'src/core/prom-*.ts',
     ],
     rules: restrict([
       {

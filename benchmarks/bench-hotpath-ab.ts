@@ -15,9 +15,11 @@
  * a difference of a few percent. `--profile DIR` writes a .cpuprofile of each cascade (read
  * them with hotpath-cpuprofile.js). `--config FILE` runs both cascades with that one config
  * instead of their own hotpath.toml — e.g. benchmarks/user-view.toml, the set-up users measure
- * with (three nodes with limits set, metrics on, cache and coalescing off).
+ * with (three nodes with limits set, metrics on, cache and coalescing off). `--keyed` runs this
+ * checkout's cascade with a client key (hotpath-keyed.ts: require_key, one [[keys]] entry, the
+ * key in the URL path): `--other . --keyed` is then keyed against plain, same build.
  */
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,9 +28,11 @@ import { startMockProcess, type MockProcess } from '../src/mock/index.js';
 import { readProcesses } from '../src/bench/process-stats.js';
 import { BODY, placeProcesses, toolVersion } from './hotpath-placement.js';
 import { runAutocannon, type LoadResult } from './hotpath-load.js';
+import { keyedUrl, writeKeyedConfig } from './hotpath-keyed.js';
 import { runWrk, writeWrkScript } from './hotpath-wrk.js';
 import {
   hotpathNodeCount,
+  snapshotCli,
   snapshotDist,
   startCascade,
   startReference,
@@ -38,16 +42,6 @@ import {
 } from './hotpath-targets.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The other checkout's dist/ only (it may predate benchmarks/). */
-function snapshotCli(root: string, dir: string): string {
-  const runRoot = path.join(dir, 'run');
-  mkdirSync(runRoot, { recursive: true });
-  cpSync(path.join(root, 'dist'), path.join(runRoot, 'dist'), { recursive: true });
-  copyFileSync(path.join(root, 'package.json'), path.join(runRoot, 'package.json'));
-  symlinkSync(path.join(root, 'node_modules'), path.join(runRoot, 'node_modules'), 'dir');
-  return runRoot;
-}
-
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -62,6 +56,7 @@ async function main(): Promise<void> {
       'warm-up': { type: 'string', default: '3' },
       profile: { type: 'string' },
       config: { type: 'string' },
+      keyed: { type: 'boolean', default: false },
     },
   });
   if (values.other === undefined) throw new Error('--other DIR: the checkout to compare with');
@@ -98,7 +93,10 @@ async function main(): Promise<void> {
       const nodeArgs = profDir
         ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=100']
         : [];
-      targets.set(name, await startCascade(setup, config.file, nodeArgs));
+      const keyed = name === 'this' && values.keyed;
+      const file = keyed ? writeKeyedConfig(setup, config.file) : config.file;
+      const target = await startCascade(setup, file, nodeArgs);
+      targets.set(name, keyed ? { ...target, url: keyedUrl(target.url) } : target);
       if (name === 'this') {
         targets.set('reference', await startReference(setup, config.firstTier));
       }
@@ -139,7 +137,7 @@ async function main(): Promise<void> {
     const ab = median(mine.map((v, i) => v / theirs[i]!));
     process.stdout.write(
       [
-        `${rounds} rounds of 1 s, 50 connections, ${wrk ? 'wrk' : 'autocannon'}; this = ${REPO_ROOT}, other = ${other}`,
+        `${rounds} rounds of 1 s, 50 connections, ${wrk ? 'wrk' : 'autocannon'}; this = ${REPO_ROOT}${values.keyed ? ' (keyed)' : ''}, other = ${other}`,
         ...(kept.length < rounds
           ? [`${rounds - kept.length} rounds dropped: a target served nothing`]
           : []),

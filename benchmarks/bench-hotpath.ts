@@ -1,11 +1,12 @@
 /**
  * The hot-path benchmark: the same load through the mock nodes directly, the bare reference
- * proxy (benchmarks/reference-proxy.ts), cascade (metrics on, config/balancer_config/hotpath.toml)
- * and nginx (when installed), in one run of under two minutes. Run from the repository root:
+ * proxy (benchmarks/reference-proxy.ts), cascade (metrics on, config/balancer_config/hotpath.toml),
+ * the same cascade with a client key in the path (hotpath-keyed.ts) and nginx (when installed),
+ * in one run of about two and a half minutes. Run from the repository root:
  *
  *     npm run bench:hotpath [-- --duration 5 --warm-up 2 --crowd-warm-up 3 --rate 2000
  *                              --no-wrk --no-nginx]
- *     npm run bench:hotpath -- --profile /tmp/prof   # reference + cascade under (a), --cpu-prof
+ *     npm run bench:hotpath -- --profile /tmp/prof   # reference, cascade, keyed under (a), --cpu-prof
  *
  * Scenarios (hotpath-runner.ts measures them in interleaved 1 s windows):
  *   (a) 50 connections closed loop, mock delay 0 → req/s, p50/p99, proxy CPU µs/request
@@ -30,6 +31,7 @@ import { resultsTable, targetsTable } from './hotpath-report.js';
 import { TARGET_NAMES, checkTargets, derive, type Results } from './hotpath-results.js';
 import { BODY, placeProcesses, toolVersion } from './hotpath-placement.js';
 import { profileHotpath } from './hotpath-profile.js';
+import { writeKeyedConfig } from './hotpath-keyed.js';
 import { CROWD_DELAY_MS, HotpathRunner, type RunnerOptions } from './hotpath-runner.js';
 import {
   hotpathNodeCount,
@@ -134,7 +136,8 @@ function report(results: Results, opts: Options, info: Machine, elapsedS: number
       `the median of ${opts.durationS} interleaved 1 s windows per target (range in brackets), ` +
       `after ${opts.warmUpS} s of warm-up per target (${opts.crowdWarmUpS} s before (d)). Body: getBalance as @solana/web3.js sends it ` +
       `(${BODY.length} B). cascade: config/balancer_config/hotpath.toml (6 mocks in 3 tiers, ` +
-      `real price lists, metered, metrics on); reference and nginx round-robin over the tier-0 ` +
+      `real price lists, metered, metrics on); keyed: the same cascade with require_key and one ` +
+      `[[keys]] entry, the key in the URL path; reference and nginx round-robin over the tier-0 ` +
       `mocks cascade uses; direct = one mock.`,
     '',
     ...(noise > NOISE_WARNING
@@ -174,6 +177,7 @@ function report(results: Results, opts: Options, info: Machine, elapsedS: number
       closed_loop_tool: opts.useWrk ? 'wrk' : 'autocannon',
       fixed_rate_tool: 'open-loop undici client, 1 ms ticks, up to 64 connections',
       cascade_config: 'config/balancer_config/hotpath.toml',
+      keyed_config: 'hotpath.toml + require_key + one [[keys]] entry, key in the URL path',
     },
     targets: checks,
     derived,
@@ -217,6 +221,7 @@ async function main(): Promise<void> {
       config.file,
       config.firstTier,
       setup,
+      writeKeyedConfig(setup, config.file),
     );
     const log = (text: string) => process.stdout.write(`${text}\n`);
     log(`${placement}; closed loop on ${opts.useWrk ? 'wrk' : 'autocannon'}`);

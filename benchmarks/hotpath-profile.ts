@@ -1,6 +1,8 @@
 /**
- * The profile mode of the hot-path benchmark (`--profile DIR`): the reference and cascade run
- * scenario (a) under --cpu-prof, and their self time is summarised per module, side by side.
+ * The profile mode of the hot-path benchmark (`--profile DIR`): the reference, cascade and
+ * (when the runner has it) keyed cascade run scenario (a) under --cpu-prof, and their self time
+ * is summarised per module, side by side: reference vs cascade, and cascade vs keyed (what a
+ * client key adds per request).
  */
 import { mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -16,13 +18,14 @@ import type { HotpathRunner } from './hotpath-runner.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The reference and cascade under (a) with --cpu-prof (200 µs sampling); returns their summaries (Markdown). */
+/** The targets under (a) with --cpu-prof (200 µs sampling); returns their summaries (Markdown). */
 export async function profileHotpath(runner: HotpathRunner, dir: string): Promise<string> {
   mkdirSync(dir, { recursive: true });
   await runner.mocks.setBehaviour({ delayMs: 0, jitterMs: 0 });
   const profiles: { label: string; summary: ProfileSummary; requests: number }[] = [];
   let text = '';
-  for (const name of ['reference', 'cascade'] as const) {
+  const names = runner.names().filter((name) => ['reference', 'cascade', 'keyed'].includes(name));
+  for (const name of names) {
     const before = new Set(readdirSync(dir));
     const target = await runner.start(name, [
       '--cpu-prof',
@@ -56,8 +59,13 @@ export async function profileHotpath(runner: HotpathRunner, dir: string): Promis
       `${perRequest?.toFixed(1)} µs CPU/request (profiler on)\n${file}\n\n` +
       `${renderProfile(summary)}\n`;
   }
+  const keyed = profiles[2];
   return (
     `${text}\n## Self time per request by module, reference vs cascade\n\n` +
-    `${compareProfiles(profiles[0]!, profiles[1]!)}\n`
+    `${compareProfiles(profiles[0]!, profiles[1]!)}\n` +
+    (keyed === undefined
+      ? ''
+      : `\n## Self time per request by module, cascade vs keyed\n\n` +
+        `${compareProfiles(profiles[1]!, keyed)}\n`)
   );
 }

@@ -49,6 +49,11 @@ function measuredText(check: TargetCheck, results: Results, derived: Derived): s
         `${us(results.cascade?.throughput?.cpuUsPerRequest?.median)} vs ` +
         `${us(results.reference?.throughput?.cpuUsPerRequest?.median)} per request)`
       );
+    case 'cpu_per_request_keyed_to_reference':
+      return (
+        `${times(check.value)} (keyed ${us(results.keyed?.throughput?.cpuUsPerRequest?.median)} ` +
+        `per request; keyed / plain cascade ${times(derived.cpuRatioKeyedToCascade)})`
+      );
     case 'added_p50_one_connection_us':
       return `${signedUs(check.value)} (p99 ${signedUs(derived.addedOneConnection.cascade?.p99Us)})`;
     case 'added_p50_at_rate_cascade_to_nginx':
@@ -67,6 +72,10 @@ function measuredText(check: TargetCheck, results: Results, derived: Derived): s
 
 const TARGET_TEXT: Record<string, [string, string]> = {
   cpu_per_request_cascade_to_reference: ['(a) CPU per request, cascade / reference', '≤ 1.1×'],
+  cpu_per_request_keyed_to_reference: [
+    '(a) CPU per request, cascade with a client key / reference',
+    '≤ 1.1×',
+  ],
   added_p50_one_connection_us: ['(b) added latency over direct, 1 connection, p50', '≤ 150 µs'],
   added_p50_at_rate_cascade_to_nginx: [
     '(c) added p50 at the fixed rate, cascade / nginx',

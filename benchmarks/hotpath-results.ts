@@ -8,8 +8,8 @@
  */
 import type { LoadResult } from './hotpath-load.js';
 
-/** The things load is aimed at, in table order. */
-export const TARGET_NAMES = ['direct', 'reference', 'cascade', 'nginx'] as const;
+/** The things load is aimed at, in table order (keyed: cascade with a client key in the path). */
+export const TARGET_NAMES = ['direct', 'reference', 'cascade', 'keyed', 'nginx'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 /** CPU accounting around one measured window. */
@@ -123,6 +123,10 @@ export interface Derived {
   readonly addedFixedRate: Partial<Record<TargetName, Added>>;
   /** Median of the per-round ratios of (a) CPU per request (see pairedRatio). */
   readonly cpuRatioCascadeToReference?: number;
+  /** The same for cascade with a client key in the path (issue 27: ≤ 1.10× the reference). */
+  readonly cpuRatioKeyedToReference?: number;
+  /** What the key adds: keyed cascade over plain cascade, per-round ratio. */
+  readonly cpuRatioKeyedToCascade?: number;
   readonly rssRatioCascadeToReference?: number;
   readonly addedFixedRateRatioCascadeToNginx?: Added;
 }
@@ -174,6 +178,8 @@ export function derive(results: Results): Derived {
       results.cascade?.throughput,
       results.reference?.throughput,
     ),
+    cpuRatioKeyedToReference: pairedRatio(results.keyed?.throughput, results.reference?.throughput),
+    cpuRatioKeyedToCascade: pairedRatio(results.keyed?.throughput, results.cascade?.throughput),
     rssRatioCascadeToReference: ratio(
       results.cascade?.crowd?.peakRssBytes,
       results.reference?.crowd?.peakRssBytes,
@@ -209,6 +215,7 @@ export function checkTargets(results: Results, derived: Derived): TargetCheck[] 
   const atRate = derived.addedFixedRateRatioCascadeToNginx;
   return [
     check('cpu_per_request_cascade_to_reference', derived.cpuRatioCascadeToReference, 1.1),
+    check('cpu_per_request_keyed_to_reference', derived.cpuRatioKeyedToReference, 1.1),
     check('added_p50_one_connection_us', derived.addedOneConnection.cascade?.p50Us, 150),
     check('added_p50_at_rate_cascade_to_nginx', atRate?.p50Us, 1.5),
     check('added_p99_at_rate_cascade_to_nginx', atRate?.p99Us, 1.5),

@@ -8,6 +8,7 @@
  */
 import { runAutocannon, type LoadResult } from './hotpath-load.js';
 import { LoadClient } from './hotpath-load-client.js';
+import { keyedUrl } from './hotpath-keyed.js';
 import { runWrk, writeWrkScript } from './hotpath-wrk.js';
 import type { MockProcess } from '../src/mock/index.js';
 import { readCpuBusy, readProcess, readProcesses } from '../src/bench/process-stats.js';
@@ -77,13 +78,19 @@ export class HotpathRunner {
     readonly cascadeConfig: string,
     readonly firstTier: readonly string[],
     readonly setup: TargetSetup,
+    /** The keyed variant's config (hotpath-keyed.ts); absent: no keyed target. */
+    readonly keyedConfig?: string,
   ) {
     this.#wrkScript = opts.useWrk ? writeWrkScript(setup.tmpDir, opts.body) : undefined;
   }
 
   /** The targets measured, in table order. */
   names(): TargetName[] {
-    return TARGET_NAMES.filter((name) => name !== 'nginx' || this.opts.useNginx);
+    return TARGET_NAMES.filter(
+      (name) =>
+        (name !== 'nginx' || this.opts.useNginx) &&
+        (name !== 'keyed' || this.keyedConfig !== undefined),
+    );
   }
 
   /** Closed-loop load with wrk, else autocannon. */
@@ -100,6 +107,11 @@ export class HotpathRunner {
         return startReference(this.setup, this.firstTier, nodeArgs);
       case 'cascade':
         return startCascade(this.setup, this.cascadeConfig, nodeArgs);
+      case 'keyed':
+        return startCascade(this.setup, this.keyedConfig!, nodeArgs).then((target) => ({
+          ...target,
+          url: keyedUrl(target.url),
+        }));
       case 'nginx':
         return startNginx(this.setup, this.firstTier);
     }

@@ -131,6 +131,16 @@ export function snapshotDist(repoRoot: string, tmpDir: string): string {
   return root;
 }
 
+/** Copies only dist/ (and package.json) of `root`: another checkout may predate benchmarks/. */
+export function snapshotCli(root: string, dir: string): string {
+  const runRoot = path.join(dir, 'run');
+  mkdirSync(runRoot, { recursive: true });
+  cpSync(path.join(root, 'dist'), path.join(runRoot, 'dist'), { recursive: true });
+  copyFileSync(path.join(root, 'package.json'), path.join(runRoot, 'package.json'));
+  symlinkSync(path.join(root, 'node_modules'), path.join(runRoot, 'node_modules'), 'dir');
+  return runRoot;
+}
+
 /** The mock node itself: nothing to start or measure. */
 export function directTarget(url: string): Target {
   return { url, spawnedAt: performance.now(), pids: () => [], stop: () => Promise.resolve() };

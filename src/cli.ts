@@ -21,6 +21,17 @@ function parsePort(value: string): number {
   return port;
 }
 
+/** Parses --blocks: a whole number of blocks, at least 1. */
+function parseBlocks(value: string): number {
+  const blocks = Number(value);
+  if (!/^\d+$/.test(value) || blocks < 1 || !Number.isSafeInteger(blocks)) {
+    throw new InvalidArgumentError(
+      `'${value}' is not a number of blocks; use a whole number, e.g. 50000.`,
+    );
+  }
+  return blocks;
+}
+
 /** Parses --workers: a whole number from 1 to 256, or "auto" (one per CPU). */
 function parseWorkers(value: string): number | 'auto' {
   if (value === 'auto') return value;
@@ -65,9 +76,18 @@ program
   .argument('<method...>', 'JSON-RPC method names, e.g. getBalance eth_call')
   .option('-c, --config <path>', CONFIG_HELP)
   .option('--json', 'machine-readable output')
+  .option('--chain <name>', "only that chain's nodes, e.g. --chain base eth_getLogs")
+  .option(
+    '--blocks <n>',
+    'eth_getLogs: how a range of n blocks is cut for each node, and what it costs',
+    parseBlocks,
+  )
   .addHelpText(
     'after',
-    examples(`cascade price getBalance getProgramAccounts --config ${MOCK_TOML}`),
+    examples(
+      `cascade price getBalance getProgramAccounts --config ${MOCK_TOML}`,
+      'cascade price eth_getLogs --blocks 50000 --config config/balancer_config/evm.example.toml',
+    ),
   )
   .action(lazy(async () => (await import('./commands/price.js')).runPrice));
 
@@ -77,7 +97,10 @@ program
   .option('-c, --config <path>', CONFIG_HELP)
   .option('--host <host>', 'listen address (overrides server.host)')
   .option('--port <port>', 'listen port (overrides server.port)', parsePort)
-  .option('--demo', 'start six mock nodes in-process and serve in front of them (no keys needed)')
+  .option(
+    '--demo',
+    'start mock nodes in-process and serve two chains from them: Solana at / and /solana, EVM at /eth (no keys needed)',
+  )
   .option('--access-log', 'log one line per request (method, node, attempts, outcome, ms, credits)')
   .option('--quotas <path>', QUOTAS_HELP)
   .option(
@@ -111,7 +134,9 @@ const quota = program
 
 quota
   .command('show')
-  .description('usage, threshold, limit, period and days to the next reset for every node')
+  .description(
+    'usage, threshold, limit, period and days to the next reset for every node and provider account',
+  )
   .option('-c, --config <path>', CONFIG_HELP)
   .option('--quotas <path>', QUOTAS_HELP)
   .option('--json', 'machine-readable output')
@@ -126,8 +151,9 @@ quota
   .argument('[node...]', 'node names')
   .option('-c, --config <path>', CONFIG_HELP)
   .option('--quotas <path>', QUOTAS_HELP)
-  .option('--all', 'every node (also rewrites a corrupt quotas file)')
+  .option('--all', 'every node and account (also rewrites a corrupt quotas file)')
   .option('--yes', 'confirm --all')
+  .option('--account <name...>', "zero provider accounts' pools ([[accounts]] names)")
   .option('--key <name...>', "zero client keys' usage instead of nodes'")
   .option('--json', 'machine-readable output')
   .addHelpText(
@@ -135,6 +161,7 @@ quota
     examples(
       'cascade quota reset Helius',
       'cascade quota reset --all --yes',
+      'cascade quota reset --account alchemy',
       'cascade quota reset --key web-app',
     ),
   )
@@ -168,7 +195,9 @@ keyAdmin(key.command('list').description("the running server's keys: usage, budg
 keyAdmin(
   key
     .command('revoke')
-    .description('refuse a key at once on the running server (until its secret changes)')
+    .description(
+      'refuse a key at once on the running server — with replicas on Redis, on every replica — until un-revoked or its secret changes',
+    )
     .argument('<name>', 'key name'),
 )
   .addHelpText('after', examples('cascade key revoke web-app'))
@@ -176,12 +205,26 @@ keyAdmin(
 
 keyAdmin(
   key
-    .command('budget')
-    .description("set a key's monthly credits on the running server (until a restart)")
-    .argument('<name>', 'key name')
-    .argument('<credits>', 'credits per billing period'),
+    .command('unrevoke')
+    .description('take a revoke back (with replicas on Redis, on every replica)')
+    .argument('<name>', 'key name'),
 )
-  .addHelpText('after', examples('cascade key budget web-app 500000'))
+  .addHelpText('after', examples('cascade key unrevoke web-app'))
+  .action(lazy(async () => (await import('./commands/key-admin.js')).runKeyUnrevoke));
+
+keyAdmin(
+  key
+    .command('budget')
+    .description(
+      "set a key's monthly credits on the running server (alone: until a restart; with replicas on Redis: on every replica, across restarts)",
+    )
+    .argument('<name>', 'key name')
+    .argument('<credits>', 'credits per billing period, or `config` for its monthly_credits again'),
+)
+  .addHelpText(
+    'after',
+    examples('cascade key budget web-app 500000', 'cascade key budget web-app config'),
+  )
   .action(lazy(async () => (await import('./commands/key-admin.js')).runKeyBudget));
 
 declareOperator(program);

@@ -1,8 +1,11 @@
 import type { Config } from '../core/index.js';
 import { startMockNodes, type MockNode } from '../mock/index.js';
 
-/** Latencies of the demo's six mock nodes (ms), like CascadeRPC's mock_node. */
-const DEMO_DELAYS = [3, 5, 7, 9, 12, 20];
+/**
+ * Latencies of the demo's mock nodes (ms): the six Solana ones like CascadeRPC's mock_node,
+ * then the EVM chain's two.
+ */
+const DEMO_DELAYS = [3, 5, 7, 9, 12, 20, 4, 15];
 
 /** Points the demo's nodes at freshly started in-process mock nodes. */
 export async function withDemoNodes(

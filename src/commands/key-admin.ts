@@ -1,8 +1,9 @@
 /**
- * `cascade key list|revoke|budget`: the running server's client keys, changed at runtime
- * through its admin listener (no restart). Names only: no command ever prints a secret.
+ * `cascade key list|revoke|unrevoke|budget`: the running server's client keys, changed at
+ * runtime through its admin listener (no restart) — with replicas on Redis, the fleet's. Names
+ * only: no command ever prints a secret.
  */
-import { fetchKeys, keyAction, type KeyRow } from '../core/index.js';
+import { fetchKeys, keyAction, type FleetWrite, type KeyRow } from '../core/index.js';
 import { resolveAdminTarget, type AdminTargetOptions } from './admin-target.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { formatCredits, renderJson, renderTable } from './output.js';
@@ -42,39 +43,93 @@ export async function runKeyList(options: KeyAdminOptions, io: CommandIo): Promi
   return 0;
 }
 
-/** `cascade key revoke NAME`: refused at once on this server, until its secret changes. */
+/**
+ * Where a change holds, after the server's answer: this server alone, every replica (within
+ * their sync interval), or — Redis unreachable — this replica until it reaches Redis again.
+ */
+function reach(fleet: FleetWrite | undefined): string {
+  if (fleet === undefined) return '';
+  return fleet.written
+    ? ` on every replica (here now, the others within ${fleet.within_ms} ms)`
+    : ' on this replica only for now';
+}
+
+/** A change Redis did not take yet: said on stderr, the command still succeeds (it holds here). */
+function warnUnwritten(fleet: FleetWrite | undefined, io: CommandIo): void {
+  if (fleet !== undefined && !fleet.written)
+    io.err(
+      'warning: Redis did not take the change yet; this replica sends it at each sync until it does, and the other replicas apply it then (see `cascade status`)',
+    );
+}
+
+/** `cascade key revoke NAME`: refused at once (every replica, with Redis), until un-revoked. */
 export async function runKeyRevoke(
   name: string,
   options: KeyAdminOptions,
   io: CommandIo,
 ): Promise<ExitCode> {
-  const { key } = await keyAction(resolveAdminTarget(options, io), name, 'revoke');
-  if (options.json) io.out(renderJson({ key }));
-  else
+  const { key, fleet } = await keyAction(resolveAdminTarget(options, io), name, 'revoke');
+  if (options.json) io.out(renderJson({ key, ...(fleet ? { fleet } : {}) }));
+  else if (fleet === undefined)
     io.out(
       `${name} revoked: its calls are refused (401) from now on; remove its [[keys]] entry so a restart does not bring it back`,
     );
+  else
+    io.out(
+      `${name} revoked${reach(fleet)}: its calls are refused (401), across restarts, until \`cascade key unrevoke ${name}\` or a new secret`,
+    );
+  warnUnwritten(fleet, io);
   return 0;
 }
 
-/** `cascade key budget NAME CREDITS`: a new budget for this period on, until a restart. */
+/** `cascade key unrevoke NAME`: takes a revoke back (every replica, with Redis). */
+export async function runKeyUnrevoke(
+  name: string,
+  options: KeyAdminOptions,
+  io: CommandIo,
+): Promise<ExitCode> {
+  const { key, fleet } = await keyAction(resolveAdminTarget(options, io), name, 'unrevoke');
+  if (options.json) io.out(renderJson({ key, ...(fleet ? { fleet } : {}) }));
+  else io.out(`${name} is no longer revoked${reach(fleet)}: its calls are served again`);
+  warnUnwritten(fleet, io);
+  return 0;
+}
+
+/**
+ * `cascade key budget NAME CREDITS|config`: a new budget for this period on (`config`: the
+ * config's monthly_credits again) — until a restart alone; with Redis, across restarts, until
+ * set again or the key's monthly_credits changes in the config.
+ */
 export async function runKeyBudget(
   name: string,
   credits: string,
   options: KeyAdminOptions,
   io: CommandIo,
 ): Promise<ExitCode> {
-  if (!/^\d{1,16}$/.test(credits) || !Number.isSafeInteger(Number(credits))) {
+  const toConfig = credits === 'config';
+  if (!toConfig && (!/^\d{1,16}$/.test(credits) || !Number.isSafeInteger(Number(credits)))) {
     const { UsageError } = await import('../core/index.js');
-    throw new UsageError(`'${credits}' is not a credit amount`, 'a whole number, e.g. 500000');
-  }
-  const { key } = await keyAction(resolveAdminTarget(options, io), name, {
-    budget: Number(credits),
-  });
-  if (options.json) io.out(renderJson({ key }));
-  else
-    io.out(
-      `${name}: budget ${formatCredits(Number(credits))} credits (used ${formatCredits(key.used)}, resets ${key.next_reset}); set monthly_credits in its [[keys]] entry to keep it after a restart`,
+    throw new UsageError(
+      `'${credits}' is not a credit amount`,
+      'a whole number, e.g. 500000, or `config` for the config’s monthly_credits',
     );
+  }
+  const budget = toConfig ? 'config' : Number(credits);
+  const { key, fleet } = await keyAction(resolveAdminTarget(options, io), name, { budget });
+  if (options.json) io.out(renderJson({ key, ...(fleet ? { fleet } : {}) }));
+  else {
+    const amount =
+      key.budget === null ? 'no budget' : `budget ${formatCredits(key.budget)} credits`;
+    const keep =
+      fleet !== undefined
+        ? 'it holds across restarts until set again or its monthly_credits changes in the config'
+        : toConfig
+          ? 'the config’s monthly_credits'
+          : 'set monthly_credits in its [[keys]] entry to keep it after a restart';
+    io.out(
+      `${name}: ${amount}${reach(fleet)} (used ${formatCredits(key.used)}, resets ${key.next_reset}); ${keep}`,
+    );
+  }
+  warnUnwritten(fleet, io);
   return 0;
 }

@@ -12,8 +12,10 @@ import type { CommandIo } from './io.js';
 
 /** The installed package's root (configs shipped with it are found from here). */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The six mock nodes the demo, the mocks and the benchmarks share. */
+/** The six mock nodes the mocks and the benchmarks share. */
 export const MOCK_NODES_CONFIG = 'config/balancer_config/mock_nodes.toml';
+/** The demo: two chains of mock nodes (Solana at / and /solana, EVM at /eth) and one account. */
+export const DEMO_CONFIG = 'config/balancer_config/demo.toml';
 
 /** Where a command reads its config: `--config`, else CONFIG_PATH, else a shipped file. */
 export function configSource(

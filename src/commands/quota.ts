@@ -1,7 +1,9 @@
 import path from 'node:path';
 import {
   UsageError,
-  fetchQuotaRows,
+  accountQuotaReport,
+  accountUsageName,
+  fetchQuota,
   loadDotEnv,
   quotaReport,
   readQuotaFile,
@@ -12,10 +14,18 @@ import {
   resetThroughServer,
   type Config,
   type QuotaRow,
+  type AccountQuotaRow,
   type KeyRow,
   type QuotaSnapshot,
 } from '../core/index.js';
 import { renderKeyRows } from './key-admin.js';
+import {
+  POOL_COLUMNS,
+  accountsToReset,
+  describeTargets,
+  poolCells,
+  renderAccountRows,
+} from './quota-accounts.js';
 import { keyRows, keyRowsFromFile, resetKey } from './quota-keys.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { configSource, loadOrFail as loadConfigOrFail } from './load-or-fail.js';
@@ -34,6 +44,8 @@ export interface QuotaResetOptions extends QuotaOptions {
   readonly yes?: boolean | undefined;
   /** `--key NAME…`: client keys instead of nodes. */
   readonly key?: readonly string[] | undefined;
+  /** `--account NAME…`: provider accounts' pools (with or besides nodes). */
+  readonly account?: readonly string[] | undefined;
 }
 
 /** Where the numbers came from. */
@@ -48,14 +60,20 @@ function loadOrFail(options: QuotaOptions, io: CommandIo): { config: Config; quo
   return { config, quotasPath: path.resolve(io.cwd, options.quotas ?? config.server.quotasPath) };
 }
 
-function fileRows(config: Config, snapshot: QuotaSnapshot): QuotaRow[] {
-  return quotaReport(config.nodes, (name) => snapshot.get(name), new Date());
+/** What the report shows: the nodes' rows, the accounts' (empty: none configured), the keys'. */
+interface Rows {
+  readonly nodes: readonly QuotaRow[];
+  readonly accounts?: readonly AccountQuotaRow[] | undefined;
+  readonly keys?: readonly KeyRow[];
 }
 
-function bar(percent: number | null): string {
-  if (percent === null) return 'unmetered';
-  const filled = Math.max(0, Math.min(20, Math.round(percent / 5)));
-  return `${'█'.repeat(filled)}${'░'.repeat(20 - filled)} ${percent.toFixed(1)}%`;
+/** The rows of the config's nodes and accounts from `usage` (a file's or Redis' snapshot). */
+function rowsFrom(config: Config, usage: QuotaSnapshot): Rows {
+  const read = (name: string) => usage.get(name);
+  return {
+    nodes: quotaReport(config.nodes, read, new Date()),
+    accounts: accountQuotaReport(config.accounts ?? [], config.nodes, read, new Date()),
+  };
 }
 
 function describeSource(source: Source, quotasPath: string): string {
@@ -65,20 +83,21 @@ function describeSource(source: Source, quotasPath: string): string {
 }
 
 function render(
-  rows: readonly QuotaRow[],
+  rows: Rows,
   source: Source,
   quotasPath: string,
   io: CommandIo,
   json: boolean | undefined,
-  keys: readonly KeyRow[] = [],
 ): void {
+  const { nodes, accounts = [], keys = [] } = rows;
   if (json) {
     io.out(
       renderJson({
         source: source.kind,
         file: quotasPath,
         ...(source.kind === 'server' ? { pid: source.pid } : {}),
-        nodes: rows,
+        nodes,
+        ...(accounts.length > 0 ? { accounts } : {}),
         ...(keys.length > 0 ? { keys } : {}),
       }),
     );
@@ -86,31 +105,12 @@ function render(
   }
   io.out(
     renderTable(
-      [
-        'node',
-        'tier',
-        'used',
-        'spillover at',
-        'monthly limit',
-        'used of limit',
-        'period start',
-        'next reset',
-        'days left',
-      ],
-      rows.map((row) => [
-        row.name,
-        String(row.tier),
-        formatCredits(row.used),
-        formatCredits(row.threshold ?? undefined),
-        formatCredits(row.monthly_limit ?? undefined),
-        bar(row.percent_used),
-        row.period_start,
-        row.next_reset,
-        String(row.days_left),
-      ]),
+      ['node', 'tier', ...POOL_COLUMNS],
+      nodes.map((row) => [row.name, String(row.tier), ...poolCells(row)]),
     ),
   );
-  io.out(savedLine(rows));
+  io.out(savedLine(nodes));
+  if (accounts.length > 0) io.out(renderAccountRows(accounts));
   if (keys.length > 0) io.out(renderKeyRows(keys));
   io.out(describeSource(source, quotasPath));
 }
@@ -129,21 +129,19 @@ export async function runQuotaShow(options: QuotaOptions, io: CommandIo): Promis
   const { config, quotasPath } = loadOrFail(options, io);
   const lock = readServerLock(quotasPath);
   if (lock?.adminPort) {
-    const nodes = await fetchQuotaRows(lock);
+    const doc = await fetchQuota(lock);
     const keys = await keyRows(config, quotasPath, lock.adminPort);
-    render(nodes, { kind: 'server', pid: lock.pid }, quotasPath, io, options.json, keys);
+    render({ ...doc, keys }, { kind: 'server', pid: lock.pid }, quotasPath, io, options.json);
     return 0;
   }
   if (lock === undefined && config.cluster?.redisUrl !== undefined) {
     const usage = await readSharedUsage(config, new Date());
-    const rows = quotaReport(config.nodes, (name) => usage.get(name), new Date());
     render(
-      rows,
+      { ...rowsFrom(config, usage), keys: keyRowsFromFile(config, usage) },
       { kind: 'redis', url: config.cluster.redactedRedisUrl! },
       quotasPath,
       io,
       options.json,
-      keyRowsFromFile(config, usage),
     );
     return 0;
   }
@@ -153,12 +151,14 @@ export async function runQuotaShow(options: QuotaOptions, io: CommandIo): Promis
     ? `a server (pid ${lock.pid}${where}) is ${why}, so these are its last flush (up to ${config.server.quotaFlushSeconds} s old)`
     : undefined;
   render(
-    fileRows(config, await readQuotaFile(quotasPath)),
+    {
+      ...rowsFrom(config, await readQuotaFile(quotasPath)),
+      keys: await keyRows(config, quotasPath, undefined),
+    },
     { kind: 'file', note },
     quotasPath,
     io,
     options.json,
-    await keyRows(config, quotasPath, undefined),
   );
   return 0;
 }
@@ -169,12 +169,14 @@ function namesToReset(
   config: Config,
 ): string[] {
   const known = config.nodes.map((node) => node.name);
-  if (options.all && names.length > 0) throw new UsageError('give node names or --all, not both');
+  if (options.all && (names.length > 0 || options.account !== undefined))
+    throw new UsageError('give node names or accounts, or --all, not both');
   if (options.all) {
     if (!options.yes)
       throw new UsageError('--all zeroes the usage of every node', 'add --yes to confirm');
     return known;
   }
+  if (names.length === 0 && options.account !== undefined) return [];
   if (names.length === 0)
     throw new UsageError(
       'name the nodes to reset, or pass --all --yes',
@@ -197,7 +199,7 @@ async function resetKeys(
   quotasPath: string,
   io: CommandIo,
 ): Promise<ExitCode> {
-  if (names.length > 0 || options.all)
+  if (names.length > 0 || options.all || options.account !== undefined)
     throw new UsageError('give --key NAME alone: nodes and keys are reset separately');
   const lock = readServerLock(quotasPath);
   if (lock && (!lock.local || !lock.adminPort))
@@ -224,6 +226,11 @@ export async function runQuotaReset(
   const { config, quotasPath } = loadOrFail(options, io);
   if (options.key !== undefined) return resetKeys(names, options, config, quotasPath, io);
   const targets = namesToReset(names, options, config);
+  const all = options.all === true;
+  const pools = all
+    ? (config.accounts ?? []).map((account) => account.name)
+    : accountsToReset(config, options.account);
+  const what = describeTargets(targets, pools);
   const lock = readServerLock(quotasPath);
   if (lock && !lock.local) {
     throw new UsageError(
@@ -238,18 +245,24 @@ export async function runQuotaReset(
     );
   }
   if (lock) {
-    const nodes = await resetThroughServer(lock, options.all ? 'all' : targets);
-    if (!options.json)
-      io.out(`reset ${targets.join(', ')} through the running server (pid ${lock.pid})`);
-    render(nodes, { kind: 'server', pid: lock.pid }, quotasPath, io, options.json);
+    const doc = await resetThroughServer(lock, all ? 'all' : { nodes: targets, accounts: pools });
+    if (!options.json) io.out(`reset ${what} through the running server (pid ${lock.pid})`);
+    render(doc, { kind: 'server', pid: lock.pid }, quotasPath, io, options.json);
     return 0;
   }
   if (config.cluster?.redisUrl !== undefined) {
-    await resetSharedUsage(config, targets, new Date());
-    if (!options.json) io.out(`reset ${targets.join(', ')} for every replica (in Redis)`);
+    await resetSharedUsage(config, [...targets, ...pools.map(accountUsageName)], new Date());
+    if (!options.json) io.out(`reset ${what} for every replica (in Redis)`);
   }
-  const rows = await resetQuotaFile(quotasPath, config.nodes, targets, options.all === true);
-  if (!options.json) io.out(`reset ${targets.join(', ')} in ${quotasPath}`);
+  const rows = await resetQuotaFile(
+    quotasPath,
+    config.nodes,
+    targets,
+    all,
+    config.accounts ?? [],
+    pools,
+  );
+  if (!options.json) io.out(`reset ${what} in ${quotasPath}`);
   render(rows, { kind: 'file', note: undefined }, quotasPath, io, options.json);
   return 0;
 }

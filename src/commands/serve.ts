@@ -5,9 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import {
   MethodRegistry,
-  UsageError,
   exposureWarning,
-  hasSharedLimit,
   isLoopback,
   loadConfig,
   loadDotEnv,
@@ -17,7 +15,7 @@ import {
 import type { MockNode } from '../mock/index.js';
 import { withDemoNodes } from './demo-nodes.js';
 import type { CommandIo, ExitCode } from './io.js';
-import { MOCK_NODES_CONFIG, configSource, loadOrFail } from './load-or-fail.js';
+import { DEMO_CONFIG, configSource, loadOrFail } from './load-or-fail.js';
 import { createLogger } from './logger.js';
 import { runPrimary, runWorker } from './serve-cluster.js';
 import type { ServeContext, ServeOptions } from './serve-options.js';
@@ -33,20 +31,13 @@ export async function runServe(options: ServeOptions, io: CommandIo): Promise<Ex
   const registry = new MethodRegistry();
   // A worker is handed the config its primary checked: it never reads the file.
   if (cluster.isWorker) return runWorker(options, { registry, log });
-  const shipped = options.demo === true ? MOCK_NODES_CONFIG : undefined;
+  const shipped = options.demo === true ? DEMO_CONFIG : undefined;
   const source = { ...configSource(options.config, io, shipped), registry };
   const loaded = loadOrFail(source, io, 'nothing was started', (l) => log.warn(`config: ${l}`));
   const config = withFlags(loaded, options);
   warnIfHostFlagExposes(config, options.host, log);
   const reloadSource = options.demo ? undefined : () => reloadWithFlags(source, options);
   const workers = workerCount(options.workers ?? config.cluster?.workers ?? 1);
-  const limited = config.keys?.keys.find(hasSharedLimit);
-  if (workers > 1 && limited !== undefined) {
-    throw new UsageError(
-      `key '${limited.name}' has per-key limits, which are not shared between workers yet`,
-      'serve it with one worker, or keep only methods/origins/params/max_batch_size/max_subscriptions on the key',
-    );
-  }
   let running = config;
   let mocks: MockNode[] = [];
   if (options.demo) ({ config: running, mocks } = await withDemoNodes(config));

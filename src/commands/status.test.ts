@@ -86,3 +86,114 @@ describe('status head column', () => {
     expect(rows.find((line) => line.includes('│ d '))).toMatch(/│ —\s+│$/);
   });
 });
+
+describe('status with chains and accounts', () => {
+  const chained: NodesDocument = {
+    ...doc,
+    workers: 1,
+    nodes: [
+      node({ name: 'sol-prem', chain: 'sol', account: 'shared' }),
+      node({ name: 'sol-backup', chain: 'sol', tier: 1, rank: 2 }),
+      node({ name: 'evm-prem', chain: 'evm', account: 'shared', state: 'penalized' }),
+    ],
+    chains: [
+      { name: 'sol', paths: ['/sol'], hosts: [], status: 'ok', active_nodes: 2, total_nodes: 2 },
+      {
+        name: 'evm',
+        paths: ['/evm', '/base'],
+        hosts: ['base.example.com'],
+        status: 'critical',
+        active_nodes: 0,
+        total_nodes: 1,
+      },
+    ],
+    accounts: [
+      {
+        name: 'shared',
+        nodes: ['sol-prem', 'evm-prem'],
+        rps: 80,
+        rps_limit: 100,
+        in_flight: 4,
+        max_concurrent: null,
+        credits_used: 912_000,
+        spillover_threshold: 900_000,
+        monthly_limit: 1_000_000,
+        reset_day: 15,
+        next_reset: '2026-12-15',
+        requests_last_minute: 4800,
+        failures_last_minute: 6,
+      },
+      {
+        name: 'free',
+        nodes: [],
+        rps: 0,
+        rps_limit: null,
+        in_flight: 0,
+        max_concurrent: null,
+        credits_used: 12,
+        spillover_threshold: null,
+        monthly_limit: null,
+        reset_day: 1,
+        next_reset: '2027-01-01',
+        requests_last_minute: 0,
+        failures_last_minute: 0,
+      },
+    ],
+  };
+
+  it('writes one table per chain under its heading, with an account column', () => {
+    const text = renderStatus(chained, false);
+    const lines = text.split('\n');
+    const sol = lines.indexOf('chain sol — /sol · ok, 2 of 2 nodes active');
+    const evm = lines.indexOf(
+      'chain evm — /evm, /base, hosts base.example.com · critical, 0 of 1 nodes active',
+    );
+    expect(sol).toBeGreaterThanOrEqual(0);
+    expect(evm).toBeGreaterThan(sol);
+    const solTable = lines.slice(sol, evm).join('\n');
+    expect(solTable).toMatch(/│ node\s+│ tier │ account │ rank │ state/);
+    expect(solTable).toMatch(/│ sol-prem\s+│ 0\s+│ shared\s+│ 1\s+│ up/);
+    expect(solTable).toMatch(/│ sol-backup\s+│ 1\s+│ —\s+│ 2\s+│ up/);
+    expect(solTable).not.toContain('evm-prem');
+    expect(lines.slice(evm).join('\n')).toMatch(/│ evm-prem\s+│ 0\s+│ shared\s+│ 1\s+│ penalized/);
+  });
+
+  it('writes the accounts after the chains: pool against threshold and limit, traffic, reset', () => {
+    const text = renderStatus(chained, false);
+    const accounts = text.slice(text.indexOf('provider accounts'));
+    expect(accounts).toMatch(/│ account\s+│ nodes\s+│ req\/s \(limit\)\s+│ in flight \(max\)/);
+    expect(accounts).toMatch(
+      /│ shared\s+│ sol-prem, evm-prem\s+│ 80 \(100\)\s+│ 4 \(∞\)\s+│ 912,000 \/ 900,000 \/ 1,000,000 \(91\.2%\)\s+│ 2026-12-15\s+│ 4,800 \/ 6\s+│/,
+    );
+    expect(accounts).toMatch(/│ free\s+│ —\s+│ 0 \(∞\)\s+│ 0 \(∞\)\s+│ 12 \(unmetered\)/);
+    expect(accounts).toContain('pid 42 · 1 serving process');
+  });
+
+  it('writes a plain document as before: one table, no account column, no chains', () => {
+    const text = renderStatus(doc, false);
+    expect(text).not.toContain('chain ');
+    expect(text).not.toContain('account');
+    expect(text.split('\n')[1]).toMatch(/│ node\s+│ tier │ rank │ state/);
+  });
+});
+
+describe('status eth_getLogs limits', () => {
+  it('lists configured and learned limits under the table, and nothing when none is known', () => {
+    const text = renderStatus(
+      {
+        ...doc,
+        nodes: [
+          node({ logs_block_range: 10_000, logs_block_range_learned: 2000 }),
+          node({ name: 'b', logs_block_range: 2000, logs_block_range_learned: null }),
+          node({ name: 'c', logs_results_learned: 10_000 }),
+          node({ name: 'd', logs_block_range: null }),
+        ],
+      },
+      false,
+    );
+    expect(text).toContain(
+      'eth_getLogs limits: a 2,000 blocks (learned, configured 10,000) · b 2,000 blocks · c 10,000 logs per answer (learned)',
+    );
+    expect(renderStatus(doc, false)).not.toContain('eth_getLogs limits');
+  });
+});

@@ -4,7 +4,13 @@
  * with --watch; state in colour on a terminal.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fetchNodes, type NodeView, type NodesDocument } from '../core/index.js';
+import {
+  fetchNodes,
+  type AccountView,
+  type ChainView,
+  type NodeView,
+  type NodesDocument,
+} from '../core/index.js';
 import { resolveAdminTarget, type AdminTargetOptions } from './admin-target.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { formatCredits, renderJson, renderTable } from './output.js';
@@ -50,39 +56,123 @@ function headText(node: NodeView): string {
   return `${num(node.head, '—')} (${lag})`;
 }
 
-/** The node table and its footer, as people read it. */
-export function renderStatus(doc: NodesDocument, colour: boolean): string {
-  const now = Date.parse(doc.generated_at);
-  const table = renderTable(
+/** One node's eth_getLogs limits: configured, and what its errors taught; undefined: none. */
+function logsLimitsOf(node: NodeView): string | undefined {
+  const parts: string[] = [];
+  const configured = node.logs_block_range ?? null;
+  const learned = node.logs_block_range_learned ?? null;
+  if (learned !== null) {
+    const over = configured === null ? '' : `, configured ${num(configured, '')}`;
+    parts.push(`${num(learned, '')} blocks (learned${over})`);
+  } else if (configured !== null) {
+    parts.push(`${num(configured, '')} blocks`);
+  }
+  const results = node.logs_results_learned ?? null;
+  if (results !== null) parts.push(`${num(results, '')} logs per answer (learned)`);
+  return parts.length === 0 ? undefined : `${node.name} ${parts.join(', ')}`;
+}
+
+/** One node table (every node, or one chain's); an account column when any node has one. */
+function nodeTable(rows: readonly NodeView[], now: number, colour: boolean): string {
+  const accounts = rows.some((node) => node.account !== undefined);
+  const head = [
+    'node',
+    'tier',
+    'rank',
+    'state',
+    'latency ms',
+    'req/s (limit)',
+    'in flight (max)',
+    'credits used / spillover / limit',
+    'next reset',
+    'last min req/fail',
+    'head (lag)',
+  ];
+  if (accounts) head.splice(2, 0, 'account');
+  return renderTable(
+    head,
+    rows.map((node) => {
+      const cells = [
+        node.name,
+        String(node.tier),
+        String(node.rank),
+        stateText(node, now, colour),
+        node.latency_ms === null ? '—' : node.latency_ms.toFixed(1),
+        `${num(node.rps, '0')} (${num(node.rps_limit, '∞')})`,
+        `${num(node.in_flight, '0')} (${num(node.max_concurrent, '∞')})`,
+        credits(node),
+        node.next_reset,
+        `${num(node.requests_last_minute, '0')} / ${num(node.failures_last_minute, '0')}`,
+        headText(node),
+      ];
+      if (accounts) cells.splice(2, 0, node.account ?? '—');
+      return cells;
+    }),
+  );
+}
+
+/** `chain base — /base, hosts base.example.com · ok, 2 of 2 nodes active` */
+function chainHeading(chain: ChainView): string {
+  const hosts = chain.hosts.length === 0 ? '' : `, hosts ${chain.hosts.join(', ')}`;
+  return `chain ${chain.name} — ${chain.paths.join(', ')}${hosts} · ${chain.status}, ${chain.active_nodes} of ${chain.total_nodes} nodes active`;
+}
+
+/** `used / spillover / limit (percent of limit)`, or the usage of an unmetered account. */
+function poolText(account: AccountView): string {
+  if (account.monthly_limit === null) return `${formatCredits(account.credits_used)} (unmetered)`;
+  const percent = ((account.credits_used / account.monthly_limit) * 100).toFixed(1);
+  const threshold = formatCredits(account.spillover_threshold ?? undefined);
+  return `${formatCredits(account.credits_used)} / ${threshold} / ${formatCredits(account.monthly_limit)} (${percent}%)`;
+}
+
+/** The provider accounts: one pool and one set of limits each, across their nodes. */
+export function renderAccounts(accounts: readonly AccountView[]): string {
+  return renderTable(
     [
-      'node',
-      'tier',
-      'rank',
-      'state',
-      'latency ms',
+      'account',
+      'nodes',
       'req/s (limit)',
       'in flight (max)',
       'credits used / spillover / limit',
       'next reset',
       'last min req/fail',
-      'head (lag)',
     ],
-    doc.nodes.map((node) => [
-      node.name,
-      String(node.tier),
-      String(node.rank),
-      stateText(node, now, colour),
-      node.latency_ms === null ? '—' : node.latency_ms.toFixed(1),
-      `${num(node.rps, '0')} (${num(node.rps_limit, '∞')})`,
-      `${num(node.in_flight, '0')} (${num(node.max_concurrent, '∞')})`,
-      credits(node),
-      node.next_reset,
-      `${num(node.requests_last_minute, '0')} / ${num(node.failures_last_minute, '0')}`,
-      headText(node),
+    accounts.map((account) => [
+      account.name,
+      account.nodes.join(', ') || '—',
+      `${num(account.rps, '0')} (${num(account.rps_limit, '∞')})`,
+      `${num(account.in_flight, '0')} (${num(account.max_concurrent, '∞')})`,
+      poolText(account),
+      account.next_reset,
+      `${num(account.requests_last_minute, '0')} / ${num(account.failures_last_minute, '0')}`,
     ]),
   );
+}
+
+/**
+ * The node table and its footer, as people read it: with `[[chains]]` one table per chain
+ * under its heading, with `[[accounts]]` the accounts' table after them.
+ */
+export function renderStatus(doc: NodesDocument, colour: boolean): string {
+  const now = Date.parse(doc.generated_at);
+  const lines: string[] = [];
+  if (doc.chains === undefined) lines.push(nodeTable(doc.nodes, now, colour));
+  else
+    for (const chain of doc.chains) {
+      lines.push(chainHeading(chain));
+      lines.push(
+        nodeTable(
+          doc.nodes.filter((node) => node.chain === chain.name),
+          now,
+          colour,
+        ),
+      );
+    }
+  if (doc.accounts !== undefined) lines.push('provider accounts', renderAccounts(doc.accounts));
   const processes = doc.workers === 1 ? '1 serving process' : `${doc.workers} workers`;
-  const lines = [table, `pid ${doc.pid} · ${processes} · as of ${doc.generated_at}`];
+  lines.push(`pid ${doc.pid} · ${processes} · as of ${doc.generated_at}`);
+  const logs = doc.nodes.flatMap((node) => logsLimitsOf(node) ?? []);
+  if (logs.length > 0) lines.push(`eth_getLogs limits: ${logs.join(' · ')}`);
   for (const event of doc.events.slice(-5)) {
     lines.push(
       `  ${event.at}  ${event.node} ${event.kind}${event.detail ? ` — ${event.detail}` : ''}`,

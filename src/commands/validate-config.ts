@@ -1,8 +1,11 @@
 import path from 'node:path';
 import {
+  chainOf,
+  chainsOf,
   formatProblem,
   loadConfig,
   loadDotEnv,
+  type Config,
   type ConfigProblem,
   type LoadResult,
   type NodeConfig,
@@ -10,6 +13,7 @@ import {
 } from '../core/index.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { formatCredits, formatLimit, renderJson, renderTable } from './output.js';
+import { chainsJson, nodeLinksJson, okSummary, renderChains } from './validate-chains.js';
 
 /** Flags of `cascade validate-config`. */
 export interface ValidateConfigOptions {
@@ -106,6 +110,7 @@ function nodeJson(node: NodeConfig, cwd: string) {
   return {
     name: node.name,
     tier: node.tier,
+    ...nodeLinksJson(node),
     url: node.redactedUrl,
     ws_url: wsUrlOf(node).redacted,
     rps_limit: node.rpsLimit === Infinity ? null : node.rpsLimit,
@@ -129,42 +134,50 @@ function problemJson(problem: ConfigProblem) {
   };
 }
 
+/** The node table; with `[[chains]]` a chain column, with accounts an account column. */
+function nodeTable(config: Config, cwd: string): string {
+  const chains = config.chains !== undefined;
+  const accounts = config.nodes.some((node) => node.account !== undefined);
+  const head = [
+    'node',
+    'tier',
+    'url',
+    'rps',
+    'max concurrent',
+    'monthly limit',
+    'spillover at',
+    'reset day',
+    'price list',
+    'methods priced',
+  ];
+  const links = [...(chains ? ['chain'] : []), ...(accounts ? ['account'] : [])];
+  head.splice(1, 0, ...links);
+  const rows = config.nodes.map((node) => [
+    node.name,
+    ...(chains ? [chainOf(node)] : []),
+    ...(accounts ? [node.account ?? '—'] : []),
+    String(node.tier),
+    node.redactedUrl,
+    formatLimit(node.rpsLimit),
+    formatLimit(node.maxConcurrent),
+    formatCredits(node.monthlyLimit),
+    formatCredits(node.spilloverThreshold),
+    String(node.resetDay),
+    path.relative(cwd, node.pricing.path) || node.pricing.path,
+    methodsPriced(node),
+  ]);
+  return renderTable(head, rows);
+}
+
 /** Renders the result for people. */
 export function renderValidation(result: LoadResult, cwd: string): string {
   const lines: string[] = [];
   for (const problem of result.errors) lines.push(`error: ${formatProblem(problem)}`);
   for (const problem of result.warnings) lines.push(`warning: ${formatProblem(problem)}`);
   if (result.config) {
-    const rows = result.config.nodes.map((node) => [
-      node.name,
-      String(node.tier),
-      node.redactedUrl,
-      formatLimit(node.rpsLimit),
-      formatLimit(node.maxConcurrent),
-      formatCredits(node.monthlyLimit),
-      formatCredits(node.spilloverThreshold),
-      String(node.resetDay),
-      path.relative(cwd, node.pricing.path) || node.pricing.path,
-      methodsPriced(node),
-    ]);
-    lines.push(
-      renderTable(
-        [
-          'node',
-          'tier',
-          'url',
-          'rps',
-          'max concurrent',
-          'monthly limit',
-          'spillover at',
-          'reset day',
-          'price list',
-          'methods priced',
-        ],
-        rows,
-      ),
-    );
-    lines.push(`${result.path}: OK, ${result.config.nodes.length} node(s)`);
+    const config = result.config;
+    lines.push(nodeTable(config, cwd), ...renderChains(config));
+    lines.push(`${result.path}: ${okSummary(config)}`);
   } else {
     lines.push(`${result.path}: ${result.errors.length} problem(s); nothing was started`);
   }
@@ -185,8 +198,10 @@ export function runValidateConfig(
     if (json !== undefined) io.out(renderJson(json));
     return code;
   }
-  const expect = config.server.chain?.expectChain;
-  return Promise.all(config.nodes.map((node) => checkNode(node, expect))).then((rows) => {
+  // Each node is checked against its own chain's expect_chain.
+  const expected = new Map(chainsOf(config).map((chain) => [chain.name, chain.lag?.expectChain]));
+  const checks = config.nodes.map((node) => checkNode(node, expected.get(chainOf(node))));
+  return Promise.all(checks).then((rows) => {
     // --json stays one document: the offline report with `online` added.
     if (json !== undefined) io.out(renderJson({ ...json, online: rows }));
     else io.out(renderOnline(rows));
@@ -208,6 +223,7 @@ function runOffline(
       errors: result.errors.map(problemJson),
       warnings: result.warnings.map(problemJson),
       nodes: result.config?.nodes.map((node) => nodeJson(node, io.cwd)) ?? [],
+      ...(result.config === undefined ? {} : chainsJson(result.config)),
     };
   } else if (result.config) {
     io.out(renderValidation(result, io.cwd));

@@ -8,6 +8,7 @@ export {
   isCascadeError,
 } from './errors.js';
 export {
+  DEFAULT_CHAIN,
   DEFAULT_CONFIG_PATH,
   UNPRICED,
   formatProblem,
@@ -28,13 +29,17 @@ export {
   type ServerConfig,
   KEY_NAME_PATTERN,
   exposureWarning,
-  hasSharedLimit,
   isLoopback,
   KEY_USAGE_PREFIX,
   keyHash,
   type ClientKeyConfig,
 } from './config/index.js';
+export { chainOf, chainsOf } from './config/config-chains.js';
+export { accountUsageName } from './config/accounts-section.js';
+export type { AccountConfig, ChainConfig } from './config/types.js';
 export { MethodRegistry } from './protocol/method-registry.js';
+export { chunkCount } from './routing/logs-plan.js';
+export { configuredBlockRange } from './node/logs-limits.js';
 export { wsUrlOf } from './ws/ws-url.js';
 export { ProxyServer, type ProxyServerOptions } from './http/server.js';
 export type { HealthReport } from './http/health.js';
@@ -67,7 +72,8 @@ export {
   setCordon,
   type AdminTarget,
 } from './admin/admin-client.js';
-export type { KeyRow } from './admin/key-routes.js';
+export type { FleetWrite, KeyRow } from './admin/key-routes.js';
 export type { NodeView } from './admin/node-view.js';
+export type { AccountView, ChainView } from './admin/chain-views.js';
 export type { AdminEvent, NodesDocument } from './admin/operator.js';
 export { DEFAULT_ADMIN_TOKEN_ENV } from './config/admin-fields.js';

@@ -149,6 +149,12 @@ export interface QuotaSample {
   readonly periodEnd?: number;
 }
 
+/**
+ * The stream kinds a WebSocket gap fill can close (ws/gap-fill.ts): the `kind` label values
+ * of the gap-fill series, all shown from 0.
+ */
+export const GAP_FILL_KINDS = ['signature', 'newHeads', 'evmLogs', 'account'] as const;
+
 /** The WebSocket side as /metrics shows it, read at scrape time (core/ws builds it). */
 export interface WsSnapshot {
   readonly clientConnections: number;
@@ -194,6 +200,46 @@ export interface ClusterSample {
   readonly unflushed: ReadonlyMap<string, number>;
 }
 
+/** One chain's recorders (rpc_chain_requests_total), bound once when the chain is served. */
+export interface ChainMetrics {
+  /** One client request to the chain answered with `outcome` (a REQUEST_OUTCOMES index). */
+  request(outcome: number): void;
+}
+
+/** The node set and the provider accounts at scrape time (rpc_node_info, rpc_account_*). */
+export interface TopologySample {
+  readonly nodes: ReadonlyArray<{
+    readonly name: string;
+    readonly chain: string;
+    /** undefined: billed to no account (the label is then empty). */
+    readonly account: string | undefined;
+    readonly tier: number;
+  }>;
+  readonly accounts: ReadonlyArray<{
+    readonly name: string;
+    readonly used: number;
+    /** `monthly_limit`; Infinity when unmetered (rendered `+Inf`). */
+    readonly quota: number;
+    /** Infinity when unmetered (rendered `+Inf`). */
+    readonly threshold: number;
+  }>;
+}
+
+/** What eth_getLogs splitting records (issue 29). */
+export interface LogsMetrics {
+  /** A client eth_getLogs was split (rpc_logs_split_requests_total). */
+  split(): void;
+  /** One chunk of a split was answered by `node` ('cache' for a stored chunk). */
+  chunk(node: string): void;
+}
+
+/** A node's eth_getLogs limits its errors taught, read at scrape time (rpc_logs_learned_limit). */
+export interface LogsLimitSample {
+  readonly node: string;
+  readonly blockRange: number | undefined;
+  readonly results: number | undefined;
+}
+
 /** Everything the proxy records. */
 export interface ProxyMetrics {
   request(outcome: number, seconds: number): void;
@@ -220,8 +266,18 @@ export interface ProxyMetrics {
   setClusterSource(source: () => ClusterSample): void;
   /** Registers the live source of the client-key series (only when keys are on). */
   setKeySource?(source: () => readonly KeySample[]): void;
+  /** Creates (or returns) a chain's recorders and its zero-valued series. */
+  forChain?(name: string): ChainMetrics;
+  /** Drops the series of a chain a reload removed. */
+  removeChain?(name: string): void;
+  /** Registers the live source of rpc_node_info and the account gauges. */
+  setTopologySource?(source: () => TopologySample): void;
   /** The cache's recorders; absent = record nothing. */
   readonly cache?: CacheMetrics;
+  /** eth_getLogs splitting's recorders; absent = record nothing. */
+  readonly logs?: LogsMetrics;
+  /** Registers the live source of rpc_logs_learned_limit (absent: not exported). */
+  setLogsSource?(source: () => readonly LogsLimitSample[]): void;
   /** Prometheus text exposition. */
   render(): Promise<string>;
   readonly contentType: string;

@@ -27,6 +27,8 @@ export function registerKeyMetrics(registry: Registry, source: () => readonly Ke
     help: "Credits a client key spent in its current billing period (the serving nodes' prices)",
     labelNames: ['key'],
     registers,
+    // Every worker sees the whole proxy's usage (the primary's ledger): the freshest is the highest.
+    aggregator: 'max',
     collect() {
       this.reset();
       for (const sample of source())
@@ -38,6 +40,7 @@ export function registerKeyMetrics(registry: Registry, source: () => readonly Ke
     help: 'Credits a client key may spend per billing period (keys with monthly_credits only)',
     labelNames: ['key'],
     registers,
+    aggregator: 'max',
     collect() {
       this.reset();
       for (const sample of source())

@@ -9,8 +9,6 @@ import { IndexedCounter, IndexedHistogram } from './indexed-series.js';
 import { EMPTY_WS_SNAPSHOT, registerWsMetrics } from './prom-ws-metrics.js';
 import {
   REQUEST_OUTCOMES,
-  ATTEMPT_OUTCOMES,
-  SKIP_REASONS,
   DURATION_BUCKETS,
   STRATEGY_LABELS,
   HEDGE_EVENTS,
@@ -24,13 +22,19 @@ import {
   type ClusterSample,
   type ChainSample,
   type KeySample,
+  type ChainMetrics,
+  type TopologySample,
+  type LogsLimitSample,
 } from './metrics.js';
 import { ChainCounters } from './prom-chain-metrics.js';
+import { LogsCounters } from './prom-logs-metrics.js';
 import { createCacheMetrics, type PromCacheMetrics } from './prom-cache-metrics.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import { registerKeyMetrics } from './prom-key-metrics.js';
-import { NodeHealthGauges, type TierLabel } from './prom-health-metrics.js';
+import { NodeHealthGauges } from './prom-health-metrics.js';
+import { NodeCounters } from './prom-node-metrics.js';
 import { registerQuotaGauges } from './prom-quota-metrics.js';
+import { ChainRequestCounters, registerTopologyGauges } from './prom-topology-metrics.js';
 
 /** Default metrics `promtool check metrics` rejects (a counter-style name on a gauge). */
 const LINT_FAILING_DEFAULTS = [
@@ -55,14 +59,6 @@ export function createPromMetrics(
   return metrics;
 }
 
-interface NodeSeries extends TierLabel {
-  readonly recorder: NodeMetrics;
-  /** Series indexes of the node's attempt outcomes and skip reasons. */
-  readonly attempts: readonly number[];
-  readonly skips: readonly number[];
-  readonly breaks: number;
-}
-
 class PromMetrics implements ProxyMetrics {
   readonly #registry = new Registry();
   readonly contentType: string;
@@ -72,17 +68,13 @@ class PromMetrics implements ProxyMetrics {
   }
   readonly #requests: IndexedCounter;
   readonly #requestDurations: IndexedHistogram;
-  readonly #attempts: IndexedCounter;
-  readonly #attemptDurations: IndexedHistogram;
-  readonly #skips: IndexedCounter;
-  readonly #streamBreaks: IndexedCounter;
+  readonly #nodes: NodeCounters;
   readonly #sleepQueue: Gauge<string>;
   readonly #batchSize: IndexedHistogram;
   readonly #strategyAttempts: IndexedCounter;
   readonly #hedges: IndexedCounter;
   readonly #writes: IndexedCounter;
   readonly #health: NodeHealthGauges;
-  readonly #nodes = new Map<string, NodeSeries>();
   #quotaSource: () => readonly QuotaSample[] = () => [];
   readonly cache: PromCacheMetrics;
   #wsSource: () => WsSnapshot = () => EMPTY_WS_SNAPSHOT;
@@ -90,6 +82,9 @@ class PromMetrics implements ProxyMetrics {
   #clusterRegistered = false;
   #chainSource: () => readonly ChainSample[] = () => [];
   readonly #chain: ChainCounters;
+  readonly #chainRequests: ChainRequestCounters;
+  #topologySource: (() => TopologySample) | undefined;
+  readonly logs: LogsCounters;
 
   constructor(build: BuildInfo) {
     const registers = [this.#registry];
@@ -122,27 +117,8 @@ class PromMetrics implements ProxyMetrics {
       this.#requests.add({ outcome });
       this.#requestDurations.add({ outcome });
     }
-    this.#attempts = new IndexedCounter(
-      'rpc_upstream_attempts_total',
-      'Attempts sent to upstream RPC nodes',
-      registry,
-    );
-    this.#attemptDurations = new IndexedHistogram(
-      'rpc_upstream_duration_seconds',
-      'Upstream RPC attempt duration',
-      DURATION_BUCKETS,
-      registry,
-    );
-    this.#skips = new IndexedCounter(
-      'rpc_upstream_skips_total',
-      'Nodes passed over without sending a request',
-      registry,
-    );
-    this.#streamBreaks = new IndexedCounter(
-      'cascade_upstream_stream_breaks_total',
-      'Streamed answers the upstream broke off after the client had received their first bytes',
-      registry,
-    );
+    // Registered here, between the request and sleep-queue series, to keep /metrics' order.
+    this.#nodes = new NodeCounters(registry);
     this.#sleepQueue = new Gauge({
       name: 'rpc_sleep_queue_size',
       help: 'Number of requests currently sleeping while all RPC nodes are rate-limited',
@@ -179,6 +155,9 @@ class PromMetrics implements ProxyMetrics {
     this.cache = createCacheMetrics(registry);
     registerWsMetrics(registry, () => this.#wsSource());
     this.#chain = new ChainCounters(registry, () => this.#chainSource());
+    this.#chainRequests = new ChainRequestCounters(registry);
+    registerTopologyGauges(registry, () => this.#topologySource?.());
+    this.logs = new LogsCounters(registry);
   }
 
   request(outcome: number, seconds: number): void {
@@ -207,61 +186,27 @@ class PromMetrics implements ProxyMetrics {
   }
 
   forNode(name: string): NodeMetrics {
-    const existing = this.#nodes.get(name);
+    const existing = this.#nodes.byName.get(name);
     if (existing) return existing.recorder;
-    const attempts = ATTEMPT_OUTCOMES.map((outcome) => this.#attempts.add({ node: name, outcome }));
-    for (const outcome of ATTEMPT_OUTCOMES) this.#attemptDurations.add({ node: name, outcome });
-    const skips = SKIP_REASONS.map((reason) => this.#skips.add({ node: name, reason }));
-    const breaks = this.#streamBreaks.add({ node: name });
-    const counters = this.#attempts;
-    const durations = this.#attemptDurations;
-    const skipCounter = this.#skips;
-    const breakCounter = this.#streamBreaks;
     const chain = this.#chain;
+    const series = this.#nodes.add(name, chain);
     chain.addNode(name);
-    // Counter and histogram indexes are allocated in step, so one index serves both. A node
-    // removed by a reload keeps recording into retired indexes that are no longer exported.
-    const recorder: NodeMetrics = {
-      attempt(outcome, seconds) {
-        const index = attempts[outcome]!;
-        counters.inc(index);
-        durations.observe(index, seconds);
-      },
-      skip(reason) {
-        skipCounter.inc(skips[reason]!);
-      },
-      streamBroken() {
-        breakCounter.inc(breaks);
-      },
-      lagSkip(method) {
-        chain.lagSkip(name, method);
-      },
-      staleAnswer(credits) {
-        chain.staleAnswer(name, credits);
-      },
-    };
-    this.#nodes.set(name, { recorder, attempts, skips, breaks, tier: undefined });
+    this.logs.addNode(name);
     this.cache.addNode(name);
-    return recorder;
+    return series.recorder;
   }
 
   removeNode(name: string): void {
-    const series = this.#nodes.get(name);
+    const series = this.#nodes.remove(name);
     if (!series) return;
-    this.#nodes.delete(name);
-    for (const index of series.attempts) {
-      this.#attempts.remove(index);
-      this.#attemptDurations.remove(index);
-    }
-    for (const index of series.skips) this.#skips.remove(index);
-    this.#streamBreaks.remove(series.breaks);
     this.cache.removeNode(name);
     this.#chain.removeNode(name);
+    this.logs.removeNode(name);
     this.#health.remove(name, series);
   }
 
   publishHealth(samples: readonly NodeHealthSample[]): void {
-    this.#health.publish(samples, this.#nodes);
+    this.#health.publish(samples, this.#nodes.byName);
   }
 
   setQuotaSource(source: () => readonly QuotaSample[]): void {
@@ -270,6 +215,22 @@ class PromMetrics implements ProxyMetrics {
 
   setChainSource(source: () => readonly ChainSample[]): void {
     this.#chainSource = source;
+  }
+
+  forChain(name: string): ChainMetrics {
+    return this.#chainRequests.forChain(name);
+  }
+
+  removeChain(name: string): void {
+    this.#chainRequests.remove(name);
+  }
+
+  setTopologySource(source: () => TopologySample): void {
+    this.#topologySource = source;
+  }
+
+  setLogsSource(source: () => readonly LogsLimitSample[]): void {
+    this.logs.setSource(source);
   }
 
   setWsSource(source: () => WsSnapshot): void {

@@ -4,8 +4,7 @@
  * plots exists at 0 (failover reasons, gap-fill kinds, refusal reasons, each configured node).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { WsSnapshot } from './metrics.js';
-import { GAP_FILL_KINDS } from './ws/gap-fill.js';
+import { GAP_FILL_KINDS, type WsSnapshot } from './metrics.js';
 
 /** Why subscriptions leave a node (label `reason` of cascade_ws_failovers_total). */
 export const WS_FAILOVER_REASONS = [

@@ -5,13 +5,12 @@
  */
 import type { Logger } from 'pino';
 import { handleOperatorRoute } from './admin/admin-routes.js';
-import { handleKeyRoute } from './admin/key-routes.js';
+import { handleKeyRoute, type KeyAdmin } from './admin/key-routes.js';
 import type { Operator } from './admin/operator.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
-import type { ServerConfig } from './config/types.js';
+import type { AccountConfig, ServerConfig } from './config/types.js';
 import { startAdminServer, type AdminServer } from './http/admin-server.js';
-import type { ClientKeys } from './keys/client-keys.js';
-import { quotaReport } from './quota/quota-report.js';
+import { accountQuotaReport, quotaReport, type UsageReading } from './quota/quota-report.js';
 import type { NodeList, UsageStore } from './service-usage.js';
 
 /** What the admin surface shows and acts on. */
@@ -19,13 +18,15 @@ export interface AdminSurfaceOptions {
   /** `[server]` as started: admin_port, admin_host, the token. */
   readonly server: ServerConfig;
   readonly nodes: NodeList;
+  /** The provider accounts in force (`[[accounts]]`); absent: none. */
+  readonly accounts?: () => readonly AccountConfig[];
   readonly usage: UsageStore;
   /** With replicas, resets go to the fleet's usage in Redis. */
   readonly coordinator: RedisCoordinator | undefined;
   /** Node rows, cordons and reload; undefined: those routes are not offered. */
   readonly operator: Operator | undefined;
-  /** The client keys of this process; undefined (the primary of `--workers`): no key routes. */
-  readonly keys?: ClientKeys | undefined;
+  /** The client keys this process answers for (the primary's: with its workers); undefined: none. */
+  readonly keys?: KeyAdmin | undefined;
   readonly logger: Logger;
 }
 
@@ -55,20 +56,18 @@ export async function startAdminSurface(
   if (server.adminPort === undefined) return undefined;
   const { ledger, flusher } = usage;
   const token = server.adminToken;
-  const report = () =>
-    quotaReport(
-      nodes(),
-      (name) => {
-        const counter = ledger.counter(name);
-        return { used: counter.used, periodStart: ledger.periodStart(name), saved: counter.saved };
-      },
-      new Date(),
-    );
+  const reading = (name: string): UsageReading => {
+    const counter = ledger.counter(name);
+    return { used: counter.used, periodStart: ledger.periodStart(name), saved: counter.saved };
+  };
+  const report = () => quotaReport(nodes(), reading, new Date());
+  const accounts = options.accounts;
   const admin = await startAdminServer(
     server.adminPort,
     {
       report,
       nodeNames: () => nodes().map((node) => node.name),
+      accounts: () => accountQuotaReport(accounts?.() ?? [], nodes(), reading, new Date()),
       async reset(names) {
         // With replicas, the fleet's usage is reset in Redis; each replica sees it next sync.
         await coordinator?.reset(names);

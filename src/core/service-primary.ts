@@ -14,11 +14,14 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import { handleStatusRoute } from './admin/admin-routes.js';
+import { fleetKeyAdmin } from './admin/fleet-keys.js';
 import { FleetOperator } from './admin/fleet-operator.js';
 import type { NodeView } from './admin/node-view.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import type { Config, LoadResult } from './config/types.js';
 import { coordinatedNodes } from './cluster/coordinated-nodes.js';
+import { keyOverrideSync } from './cluster/key-override-sync.js';
+import { accountEntries } from './config/config-chains.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { WorkerHub } from './cluster/worker-hub.js';
 import { WorkerAsks } from './cluster/worker-asks.js';
@@ -29,12 +32,15 @@ import {
 } from './cluster/worker-messages.js';
 import type { AdminServer } from './http/admin-server.js';
 import { fleetHealthReport, type WorkerNodeHealth } from './http/health.js';
+import { withChainsAndAccounts } from './http/chain-health.js';
+import { accountUsageName } from './config/accounts-section.js';
 import { DRAIN_TIMEOUT_MS } from './http/server.js';
 import type { ClusterSample } from './metrics.js';
+import { ClientKeys, keyPeriods } from './keys/client-keys.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import type { RolloverEvent } from './quota/rollover.js';
 import { startAdminSurface, statusOnMetricsPort } from './service-admin.js';
-import { linkFleet } from './service-fleet.js';
+import { fleetKeyLink, linkFleet } from './service-fleet.js';
 import { logNodes, logRollover } from './service-logs.js';
 import { startMetricsPort } from './service-metrics-port.js';
 import { applyReload, reloadWhileClosing, type ReloadOutcome } from './service-reload.js';
@@ -73,12 +79,28 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   /** The config in force: the one every worker was handed. */
   let config = options.config;
   const nodes = () => config.nodes;
-  const usage = await UsageStore.open({ config, quotasPath, nodes, clock, logger });
+  // Provider accounts' pools are metered and shared between workers beside the nodes'; client
+  // keys' usage is more counters in this ledger, booked by every worker (workers.md).
+  const metered = () => [...config.nodes, ...accountEntries(config)];
+  const counted = () => keyPeriods(config.keys?.keys ?? []);
+  const usage = await UsageStore.open({
+    config,
+    quotasPath,
+    nodes: metered,
+    counted,
+    clock,
+    logger,
+  });
   const { ledger } = usage;
   const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
   const hub = new WorkerHub(ledger, () =>
-    coordinatedNodes(config.nodes, ledger, clock.wallNow(), onRollover),
+    coordinatedNodes(metered(), ledger, clock.wallNow(), onRollover, counted()),
   );
+  const keys = new ClientKeys(config.keys, config.server.requireKey === true, clock);
+  keys.shareUsage(ledger, async (name) => {
+    await coordinator?.reset([name]);
+    ledger.reset(name);
+  });
   const health = new Map<number, Record<string, WorkerNodeHealth>>();
   let coordinator: RedisCoordinator | undefined;
   let admin: AdminServer | undefined;
@@ -92,8 +114,22 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const asks = new WorkerAsks();
   const live = (): Worker[] =>
     Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
+  const keyAdmin = fleetKeyAdmin(
+    keys,
+    {
+      tellOverrides: (overrides) =>
+        asks.ask(live(), (id): PrimaryCommand => ({ t: 'keys', id, overrides }), tell),
+      askActivity: () => asks.ask(live(), (id): PrimaryCommand => ({ t: 'keyview', id }), tell),
+    },
+    fleetKeyLink(() => coordinator, config.cluster),
+  );
+  // A change another replica made reaches every worker as one made here does.
+  const keyChanges = keyOverrideSync(keys, logger, () => {
+    for (const worker of live()) tell(worker, { t: 'keys', overrides: keys.overrides() });
+  });
   const operator = new FleetOperator({
     nodes,
+    config: () => config,
     used: (name) => ledger.counter(name).used,
     clock,
     logger,
@@ -117,6 +153,8 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const onMessage = (worker: Worker, message: WorkerMessage): void => {
     if (message.t === 'hello') {
       tell(worker, { t: 'start', config });
+      // A worker (re)started after a revoke or a budget change starts with them.
+      tell(worker, { t: 'keys', overrides: keys.overrides() });
     } else if (message.t === 'sync') {
       health.set(worker.id, message.health);
       operator.penalties(message.penalties);
@@ -125,9 +163,17 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
       asks.answer(message.id, message.value);
     } else if (message.t === 'ask') {
       const cordoned = new Set(operator.cordoned);
+      const accountUsed = (name: string) => ledger.counter(accountUsageName(name)).used;
       const answer =
         message.what === 'health'
-          ? Promise.resolve(fleetHealthReport(config.nodes, [...health.values()], cordoned))
+          ? Promise.resolve(
+              withChainsAndAccounts(
+                fleetHealthReport(config.nodes, [...health.values()], cordoned),
+                config,
+                accountUsed,
+                new Date(),
+              ),
+            )
           : renderMetrics();
       answer.then(
         (value) => tell(worker, { t: 'answer', id: message.id, value }),
@@ -151,16 +197,18 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   };
 
   try {
-    coordinator = await linkFleet(usage, config.cluster, () => hub, clock, logger);
+    coordinator = await linkFleet(usage, config.cluster, () => hub, clock, logger, keyChanges);
     const joined = coordinator;
     registerClusterGauges(registry, joined ? () => joined.sample() : localSample(nodes));
     admin = await startAdminSurface({
       server: config.server,
       nodes,
+      accounts: () => config.accounts ?? [],
       usage,
       coordinator,
       operator,
       logger,
+      keys: keyAdmin,
     });
     usage.claim(admin?.port);
     const { enableMetrics, metricsPort } = config.server;
@@ -199,11 +247,13 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     running: () => config,
     apply: (next: Config): void => {
       config = next;
+      keys.reconfigure(next.keys);
       operator.retain();
       for (const worker of Object.values(cluster.workers ?? {}))
         if (worker) tell(worker, { t: 'reload', config: next });
     },
     flusher: usage.flusher,
+    keysInLedger: true,
   };
   function reload(): ReloadOutcome {
     return closing ? reloadWhileClosing(logger) : applyReload(target, logger, options.reloadSource);

@@ -35,6 +35,32 @@ describe('planReload', () => {
     expect(plan.ok && plan.needsRestart).toEqual([]);
   });
 
+  it('lists chains and accounts added, removed and changed beside the nodes', () => {
+    const node = (name: string, extra = '') =>
+      `[[chains.nodes]]\nname = "${name}"\nurl = "http://127.0.0.1:1"\ntier = 0\nmonthly_limit = 0\nprovider_pricing_path = "prices/basic.toml"\n${extra}`;
+    const server = '[server]\nhost = "127.0.0.1"\nport = 3000\n';
+    const running = configOf(
+      dir.load(
+        `${server}[[accounts]]\nname = "p"\nmonthly_limit = 10\n[[accounts]]\nname = "gone"\nmonthly_limit = 1\n` +
+          `[[chains]]\nname = "a"\n${node('a1', 'account = "p"')}\n[[chains]]\nname = "b"\n${node('b1', 'account = "gone"')}`,
+      ),
+    );
+    const next = dir.load(
+      `${server}[[accounts]]\nname = "p"\nmonthly_limit = 20\nrps_limit = 5\n` +
+        `[[chains]]\nname = "a"\npaths = ["/a", "/x"]\n${node('a1', 'account = "p"')}\n[[chains]]\nname = "c"\n${node('c1')}`,
+    );
+    const plan = planReload(running, next);
+    if (!plan.ok) throw new Error(JSON.stringify(plan.problems));
+    expect(plan.beyondNodes).toEqual([
+      'chain a: paths',
+      'chain c added',
+      'chain b removed',
+      'account p: monthly_limit, rps_limit',
+      'account gone removed',
+    ]);
+    expect(plan.diff).toEqual({ added: ['c1'], removed: ['b1'], changed: [] });
+  });
+
   it('names changed [server] keys by their TOML names and keeps the running [server]', () => {
     const running = configOf(dir.loadServer({ admin_port: 4001, max_batch_size: 10 }));
     const next = dir.loadServer({ admin_port: 4002, max_batch_size: 20 });

@@ -3,6 +3,7 @@
  * and the same way whether one process serves or a primary runs workers. Pure: it reads no
  * file and logs nothing; service-reload.ts logs it and puts it in force.
  */
+import { chainsOf } from './config/config-chains.js';
 import { serverKeyOf } from './config/server-section.js';
 import { formatProblem, type Config, type LoadResult } from './config/types.js';
 import { diffNodes, type TopologyDiff } from './routing/topology.js';
@@ -18,6 +19,8 @@ export type ReloadPlan =
       /** The config to put in force: the new file's, with `[server]` and `[cluster]` as running. */
       readonly next: Config;
       readonly diff: TopologyDiff;
+      /** Chains and accounts added, removed or changed (`chain base added`, `account a: rps_limit`). */
+      readonly beyondNodes: readonly string[];
       /** `[server]` keys (TOML names, `server.x`) and `[cluster]` that changed and wait for a restart. */
       readonly needsRestart: readonly string[];
       /** The new file's warnings, one formatted line each. */
@@ -40,6 +43,55 @@ export function changedServerFields(before: Config['server'], after: Config['ser
   return [...keys].filter((key) => !sameValue(before[key], after[key]));
 }
 
+const CHAIN_FIELDS = {
+  paths: 'paths',
+  hosts: 'hosts',
+  lag: 'lag settings',
+  cache: 'cache',
+  routing: 'routing',
+} as const;
+const ACCOUNT_FIELDS = {
+  monthlyLimit: 'monthly_limit',
+  resetDay: 'reset_day',
+  rpsLimit: 'rps_limit',
+  maxConcurrent: 'max_concurrent',
+  spilloverPercent: 'spillover_percent',
+} as const;
+
+/** `kind NAME added|removed`, and `kind NAME: field, field` for the named entries that changed. */
+function diffNamed<T extends { readonly name: string }>(
+  kind: string,
+  before: readonly T[],
+  after: readonly T[],
+  fields: Partial<Record<keyof T, string>>,
+): string[] {
+  const old = new Map(before.map((entry) => [entry.name, entry]));
+  const kept = new Set(after.map((entry) => entry.name));
+  const lines: string[] = [];
+  for (const entry of after) {
+    const previous = old.get(entry.name);
+    if (previous === undefined) {
+      lines.push(`${kind} ${entry.name} added`);
+      continue;
+    }
+    const changed = (Object.keys(fields) as (keyof T)[]).filter(
+      (key) =>
+        JSON.stringify(previous[key] ?? null, mapsAsEntries) !==
+        JSON.stringify(entry[key] ?? null, mapsAsEntries),
+    );
+    if (changed.length > 0)
+      lines.push(`${kind} ${entry.name}: ${changed.map((key) => fields[key]).join(', ')}`);
+  }
+  for (const entry of before)
+    if (!kept.has(entry.name)) lines.push(`${kind} ${entry.name} removed`);
+  return lines;
+}
+
+/** JSON.stringify's replacer for configs holding Maps (routing and cache method tables). */
+function mapsAsEntries(_key: string, value: unknown): unknown {
+  return value instanceof Map ? [...value] : value;
+}
+
 /**
  * Plans a reload of `running` from `loaded` (the file read again; undefined: there is no file).
  * `[server]` and `[cluster]` apply at startup only, so they are kept and their changes listed.
@@ -57,6 +109,10 @@ export function planReload(running: Config, loaded: LoadResult | undefined): Rel
     ok: true,
     next: { ...fresh, server: running.server, cluster: running.cluster },
     diff: diffNodes(running.nodes, fresh.nodes),
+    beyondNodes: [
+      ...diffNamed('chain', chainsOf(running), chainsOf(fresh), CHAIN_FIELDS),
+      ...diffNamed('account', running.accounts ?? [], fresh.accounts ?? [], ACCOUNT_FIELDS),
+    ],
     needsRestart,
     warnings: loaded.warnings.map(formatProblem),
   };

@@ -8,6 +8,8 @@
 import { keyPeriods } from './keys/client-keys.js';
 import type { Logger } from 'pino';
 import type { Config, LoadResult } from './config/types.js';
+import { accountNameOf } from './config/accounts-section.js';
+import { accountEntries } from './config/config-chains.js';
 import type { QuotaFlusher } from './quota/quota-flusher.js';
 import type { TopologyDiff } from './routing/topology.js';
 import { planReload } from './service-reload-plan.js';
@@ -30,6 +32,23 @@ export interface ReloadTarget {
   apply(next: Config): void;
   /** Keeps quotas.json to the node set in force. */
   readonly flusher: QuotaFlusher;
+  /** Client keys' usage is counters in the ledger (the primary of `--workers`); default: with Redis. */
+  readonly keysInLedger?: boolean;
+}
+
+/** One line per usage entry a reload removed: a node's, or a provider account's pool. */
+function logRetired(logger: Logger, name: string, used: number): void {
+  const account = accountNameOf(name);
+  if (account === undefined)
+    logger.info(
+      { node: name, used },
+      'node removed; its usage leaves quotas.json at the next write',
+    );
+  else
+    logger.info(
+      { account, used },
+      'account removed; its usage leaves quotas.json at the next write',
+    );
 }
 
 /** The answer to a reload asked while the service shuts down. */
@@ -57,16 +76,15 @@ export function applyReload(
   }
   for (const warning of plan.warnings) logger.warn(`config: ${warning}`);
   target.apply(plan.next);
-  // Client keys' counters live in the shared ledger with replicas on Redis: kept, not retired.
-  const counted =
-    plan.next.cluster?.redisUrl !== undefined ? keyPeriods(plan.next.keys?.keys ?? []) : [];
-  const change = target.flusher.applyNodeSet([...plan.next.nodes, ...counted]);
-  for (const retired of change.retired) {
-    logger.info(
-      { node: retired.name, used: retired.used },
-      'node removed; its usage leaves quotas.json at the next write',
-    );
-  }
+  // Client keys' counters live in the ledger with workers or replicas on Redis: kept, not retired.
+  const inLedger = target.keysInLedger ?? plan.next.cluster?.redisUrl !== undefined;
+  const counted = inLedger ? keyPeriods(plan.next.keys?.keys ?? []) : [];
+  const change = target.flusher.applyNodeSet([
+    ...plan.next.nodes,
+    ...accountEntries(plan.next),
+    ...counted,
+  ]);
+  for (const retired of change.retired) logRetired(logger, retired.name, retired.used);
   const { diff, needsRestart } = plan;
   if (needsRestart.length > 0) {
     logger.warn(
@@ -75,9 +93,15 @@ export function applyReload(
     );
   }
   const details = diff.changed.length > 0 ? ` (${diff.changed.join('; ')})` : '';
+  const beyond = plan.beyondNodes.length > 0 ? `; ${plan.beyondNodes.join('; ')}` : '';
   logger.info(
-    { added: diff.added, removed: diff.removed, changed: diff.changed },
-    `config reloaded: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}${details}`,
+    {
+      added: diff.added,
+      removed: diff.removed,
+      changed: diff.changed,
+      ...(plan.beyondNodes.length > 0 ? { chains_and_accounts: plan.beyondNodes } : {}),
+    },
+    `config reloaded: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}${details}${beyond}`,
   );
   return { ok: true, diff, needsRestart };
 }

@@ -23,13 +23,19 @@ import { logRollover } from './service-logs.js';
 /** The node configs now in force. */
 export type NodeList = () => readonly NodeConfig[];
 
+/** What is metered now: the nodes and the provider accounts (`account:NAME`). */
+export type MeteredList = () => readonly Pick<
+  NodeConfig,
+  'name' | 'resetDay' | 'spilloverThreshold'
+>[];
+
 /** How to open a usage store. */
 export interface UsageStoreOptions {
   readonly config: Config;
   /** Absolute path of quotas.json. */
   readonly quotasPath: string;
-  /** The nodes in force (they change with reloads). */
-  readonly nodes: NodeList;
+  /** The nodes and accounts in force (they change with reloads). */
+  readonly nodes: MeteredList;
   /** More counters kept beside the nodes' (client keys' usage, when shared); default none. */
   readonly counted?: () => readonly PeriodNode[];
   readonly clock: Clock;
@@ -147,7 +153,7 @@ export function startFailure(err: unknown, quotasPath: string): unknown {
 }
 
 /** Logs each node the first time its usage passes its spillover threshold in a period. */
-function thresholdWatcher(nodes: NodeList, ledger: UsageLedger, logger: Logger): () => void {
+function thresholdWatcher(nodes: MeteredList, ledger: UsageLedger, logger: Logger): () => void {
   const over = new Set<string>();
   return () => {
     for (const node of nodes()) {

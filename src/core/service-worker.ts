@@ -9,6 +9,7 @@
  * SIGINT/SIGTERM/SIGHUP: the primary tells it when to drain and reload, and it leaves if the
  * primary goes away.
  */
+import { accountUsageName } from './config/accounts-section.js';
 import type { Logger } from 'pino';
 import { LocalOperator } from './admin/local-operator.js';
 import type { Clock } from './clock.js';
@@ -16,12 +17,25 @@ import { MONOTONIC_CLOCK } from './clock.js';
 import { rebindConfig } from './config/config-handoff.js';
 import type { PrimaryState } from './cluster/worker-hub.js';
 import { PrimaryInbox, tellPrimary as send } from './cluster/worker-messages.js';
+import {
+  addKeyDemand,
+  applyWorkerShare,
+  handleKeyCommand,
+  shareKeysWithPrimary,
+} from './cluster/worker-keys.js';
 import { workerNodeChain, type HealthReport, type WorkerNodeHealth } from './http/health.js';
 import { ProxyServer } from './http/server.js';
 import { createPromMetrics } from './prom-metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
 import { SharedUsageLedger } from './quota/shared-usage-ledger.js';
 import { startWs } from './service-ws.js';
+
+/**
+ * How long a worker waits for the primary's /health or /metrics. The primary's /metrics waits
+ * up to 5 s for every worker's registry (prom-client's AggregatorRegistry): waiting less here
+ * turned a slow but complete answer on a busy machine into a 500.
+ */
+const PRIMARY_ANSWER_TIMEOUT_MS = 6000;
 
 /** How often a worker reports to the primary (the issue's bound is 50 ms). */
 export const WORKER_SYNC_MS = 50;
@@ -60,7 +74,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       const timer = setTimeout(() => {
         asks.delete(id);
         reject(new Error(`the primary did not answer ${what}`));
-      }, 2000);
+      }, PRIMARY_ANSWER_TIMEOUT_MS);
       asks.set(id, (value) => {
         clearTimeout(timer);
         resolve(value as T);
@@ -83,6 +97,8 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     onNodeHealth: (node, seconds) => penalties.push([node, seconds]),
     fleetView: { health: () => ask<HealthReport>('health'), metrics: () => ask<string>('metrics') },
   });
+  // Client keys spend one budget and split their limits with the other workers.
+  shareKeysWithPrimary(server.keys, ledger);
 
   // Only asked for when the primary has an admin listener.
   const operator =
@@ -101,14 +117,19 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     const health: Record<string, WorkerNodeHealth> = {};
     const now = clock.now();
     const table = server.topology.table;
+    for (const account of server.topology.accounts()) {
+      const wanted = account.takeDemand();
+      demand[accountUsageName(account.name)] = [wanted.rps, wanted.concurrent];
+    }
     for (const node of table.all) {
       const wanted = node.takeDemand();
       demand[node.name] = [wanted.rps, wanted.concurrent];
       const down = node.penalty.isActive(now) ? node.penalty.until - now : 0;
       const ema = node.ema.isMeasured ? node.ema.micros : -1;
-      const chain = workerNodeChain(node, table, now);
+      const chain = workerNodeChain(node, server.topology.chainOf(node), now);
       health[node.name] = chain === undefined ? [down, ema] : [down, ema, chain];
     }
+    addKeyDemand(server.keys, demand);
     // IPC to the primary does not lose messages: each batch counts as delivered once sent.
     const deltas = Object.fromEntries(ledger.takeDeltas().deltas);
     ledger.acknowledge();
@@ -127,9 +148,8 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     for (const [name, [used, epoch]] of Object.entries(state.totals)) {
       ledger.settle(name, { used, epoch });
     }
-    for (const [name, [rps, concurrent]] of Object.entries(state.shares)) {
-      server.topology.node(name)?.setShare(rps ?? Infinity, concurrent ?? Infinity, now);
-    }
+    for (const [name, share] of Object.entries(state.shares))
+      applyWorkerShare(server.topology, server.keys, name, share, now);
     for (const [name, seconds] of state.penalties) {
       const node = server.topology.node(name);
       if (node === undefined) continue;
@@ -142,6 +162,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
   };
 
   inbox.handle((message) => {
+    if (handleKeyCommand(server.keys, message, send)) return;
     if (message.t === 'state') apply(message);
     else if (message.t === 'answer') asks.get(message.id)?.(message.value);
     else if (message.t === 'reload') server.reload(rebindConfig(message.config, options.registry));

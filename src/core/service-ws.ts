@@ -15,11 +15,10 @@ export async function startWs(
     readonly wsTuning?: Partial<WsTuning> | undefined;
   },
 ): Promise<WsGateway> {
-  const { listener, route, cache, counts, keys, trustedProxies } = server.upgradeTarget;
+  const { listener, chains, counts, keys, trustedProxies } = server.upgradeTarget;
   const ws = await WsGateway.start({
     listener,
-    route,
-    cache,
+    chains,
     counts,
     keys,
     trustedProxies,

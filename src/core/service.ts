@@ -7,10 +7,12 @@
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { MONOTONIC_CLOCK } from './clock.js';
+import { accountEntries } from './config/config-chains.js';
 import type { Config, LoadResult } from './config/types.js';
 import { handleStatusRoute } from './admin/admin-routes.js';
 import { LocalOperator } from './admin/local-operator.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
+import { keyOverrideSync } from './cluster/key-override-sync.js';
 import { topologyTarget } from './cluster/topology-target.js';
 import type { AdminServer } from './http/admin-server.js';
 import { ProxyServer } from './http/server.js';
@@ -19,7 +21,7 @@ import type { ProxyMetrics } from './metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
 import type { RolloverEvent } from './quota/rollover.js';
 import { startAdminSurface, statusOnMetricsPort, wantsOperator } from './service-admin.js';
-import { linkFleet } from './service-fleet.js';
+import { fleetKeyLink, linkFleet } from './service-fleet.js';
 import { logNodes, logRollover } from './service-logs.js';
 import { applyReload, reloadWhileClosing, type ReloadOutcome } from './service-reload.js';
 import { UsageStore, startFailure } from './service-usage.js';
@@ -111,6 +113,8 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   let operator: LocalOperator | undefined;
   let reload: () => ReloadOutcome = () => ({ ok: false, problems: ['still starting'] });
   const nodes = () => server?.nodes() ?? config.nodes;
+  // Provider accounts' pools are metered beside the nodes (periods, quotas.json, thresholds).
+  const metered = () => [...nodes(), ...accountEntries(server?.config ?? config)];
   // With replicas on Redis, client keys' usage is more counters in the shared ledger.
   const keysShared = config.cluster?.redisUrl !== undefined;
   const counted = () =>
@@ -118,7 +122,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   const usage = await UsageStore.open({
     config,
     quotasPath,
-    nodes,
+    nodes: metered,
     ...(keysShared ? { counted } : {}),
     clock,
     logger,
@@ -152,7 +156,13 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     proxy.keys.restoreUsage(usage.flusher.others);
     usage.flusher.attach(() => proxy.keys.usageSnapshot());
     if (wantsOperator(config.server))
-      operator = new LocalOperator(proxy.topology, clock, logger, () => reload());
+      operator = new LocalOperator(
+        proxy.topology,
+        clock,
+        logger,
+        () => reload(),
+        () => proxy.config,
+      );
     const onRollover = (events: readonly RolloverEvent[]) => logRollover(logger, events);
     coordinator = await linkFleet(
       usage,
@@ -160,13 +170,16 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       () =>
         topologyTarget(
           proxy.topology,
+          () => accountEntries(proxy.config),
           usage.ledger,
           clock,
           onRollover,
           keysShared ? counted : undefined,
+          proxy.keys,
         ),
       clock,
       logger,
+      keyOverrideSync(proxy.keys, logger),
     );
     const joined = coordinator;
     if (joined) proxy.metrics.setClusterSource(() => joined.sample());
@@ -175,11 +188,12 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     admin = await startAdminSurface({
       server: config.server,
       nodes,
+      accounts: () => proxy.config.accounts ?? [],
       usage,
       coordinator,
       operator,
       logger,
-      keys: proxy.keys,
+      keys: { keys: proxy.keys, fleet: fleetKeyLink(() => coordinator, config.cluster) },
     });
     usage.claim(admin?.port);
   } catch (err) {

@@ -27,6 +27,13 @@ export {
 } from './node-errors.js';
 export type { NodeErrorPreset } from './node-error-preset.js';
 export { ALREADY_KNOWN, revertData } from './evm-errors.js';
+export {
+  LOGS_LIMIT_SHAPES,
+  limitsBlocks,
+  logsLimitError,
+  type LogsLimitFacts,
+  type LogsLimitShape,
+} from './logs-limit-errors.js';
 export { ALREADY_PROCESSED } from './solana-errors.js';
 export {
   DEFAULT_MOCK_CHAIN,

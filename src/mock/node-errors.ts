@@ -6,6 +6,7 @@
  */
 import { EVM_ERROR_PRESETS } from './evm-errors.js';
 import type { NodeErrorPreset } from './node-error-preset.js';
+import { LOGS_LIMIT_PRESETS } from './logs-limit-errors.js';
 import { PROVIDER_ERROR_PRESETS } from './provider-errors.js';
 import { SOLANA_ERROR_PRESETS } from './solana-errors.js';
 import type { MethodErrorSpec, MockRpcError } from './types.js';
@@ -15,6 +16,7 @@ export const NODE_ERROR_PRESETS: Readonly<Record<string, NodeErrorPreset>> = {
   ...EVM_ERROR_PRESETS,
   ...SOLANA_ERROR_PRESETS,
   ...PROVIDER_ERROR_PRESETS,
+  ...LOGS_LIMIT_PRESETS,
 };
 
 /** Preset names, in help-text order. */

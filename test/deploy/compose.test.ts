@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as dclint from 'dclint';
+import { nodesOf } from '../support/config-nodes.js';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -62,10 +63,16 @@ const mocks = basic.services.mocks!;
 const configMount = mountsOf(basic, cascade).find((m) => m.target === image.env.CONFIG_PATH);
 interface Config {
   server: { host: string; port: number; enable_metrics?: boolean; metrics_port?: number };
-  nodes: Array<{ url: string; provider_pricing_path: string }>;
+  nodes?: ConfigNode[];
+  chains?: Array<{ nodes: ConfigNode[] }>;
+}
+interface ConfigNode {
+  url: string;
+  provider_pricing_path: string;
 }
 const configText = configMount ? readFileSync(configMount.source, 'utf8') : '';
-const config = parseToml(configText) as unknown as Config;
+const parsed = parseToml(configText) as unknown as Config;
+const config = { ...parsed, nodes: nodesOf(parsed) };
 
 let temp: TempDir | undefined;
 afterEach(() => temp?.cleanup());

@@ -8,6 +8,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { nodesOf } from '../support/config-nodes.js';
 import { parse as parseToml } from 'smol-toml';
 import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +60,14 @@ interface Resource {
 interface Config {
   server: Record<string, unknown> & { quotas_path?: string };
   cluster?: { redis_url: string; replica_id?: string; fallback_fraction?: number };
-  nodes: Array<{ name: string; url: string; provider_pricing_path: string }>;
+  nodes?: ConfigNode[];
+  chains?: Array<{ name: string; paths?: string[]; nodes: ConfigNode[] }>;
+  accounts?: unknown[];
+}
+interface ConfigNode {
+  name: string;
+  url: string;
+  provider_pricing_path: string;
 }
 
 function load(dir: string, files: readonly string[]): Resource[] {
@@ -85,8 +93,13 @@ const baseDeployment = one(base, 'Deployment');
 const basePod = baseDeployment.spec.template!;
 const baseConfigMap = one(base, 'ConfigMap');
 const configMap = one(ours, 'ConfigMap');
-const config = parseToml(configMap.data!['config.toml']!) as unknown as Config;
-const baseConfig = parseToml(baseConfigMap.data!['config.toml']!) as unknown as Config;
+/** A config with its nodes listed flat, whether written as [[nodes]] or under [[chains]]. */
+function readConfig(text: string): Config & { nodes: ConfigNode[] } {
+  const parsed = parseToml(text) as unknown as Config;
+  return { ...parsed, nodes: nodesOf(parsed) };
+}
+const config = readConfig(configMap.data!['config.toml']!);
+const baseConfig = readConfig(baseConfigMap.data!['config.toml']!);
 const redisUrl = new URL(config.cluster!.redis_url);
 const configPath = container.env!.find((e) => e.name === 'CONFIG_PATH')!.value;
 const configVolume = pod.spec.volumes.find(
@@ -137,6 +150,8 @@ describe('examples/kubernetes/replicas', () => {
   it('has the one-replica config plus [cluster]: same server, same nodes', () => {
     expect(config.server).toEqual(baseConfig.server);
     expect(config.nodes).toEqual(baseConfig.nodes);
+    expect(config.chains).toEqual(baseConfig.chains);
+    expect(config.accounts).toEqual(baseConfig.accounts);
     const fraction = config.cluster?.fallback_fraction ?? 1;
     expect(fraction * set.spec.replicas!, 'replicas cut off from Redis stay within limits').toBe(1);
   });

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { nodesOf } from '../support/config-nodes.js';
 import { parse as parseToml } from 'smol-toml';
 import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -91,12 +92,23 @@ interface Config {
     keep_alive_timeout_ms?: number;
     trusted_proxies?: string[];
   };
-  nodes: Array<{ name: string; url: string; provider_pricing_path: string }>;
+  nodes?: ConfigNode[];
+  chains?: Array<{ nodes: ConfigNode[] }>;
+}
+interface ConfigNode {
+  name: string;
+  url: string;
+  provider_pricing_path: string;
 }
 const configKey = path.basename(configPath);
 const configText = configMap.data?.[configKey] ?? '';
-const config = parseToml(configText) as unknown as Config & {
+const parsed = parseToml(configText) as unknown as Config & {
   server: { quotas_path?: string };
+};
+/** The example serves several chains: every chain's nodes (or the top-level ones). */
+const config = {
+  ...parsed,
+  nodes: nodesOf(parsed),
 };
 const image = readImage();
 /** The variables the node URLs name (the Secret must hold them). */

@@ -26,7 +26,7 @@ describe('cascade: help, version and usage errors', () => {
   ])('shows an example in `%s --help`', async (command, example) => {
     const result = await runCli([command, '--help']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Example:');
+    expect(result.stdout).toMatch(/Examples?:/);
     expect(result.stdout).toContain(example);
     expect(result.stdout).toContain('--config <path>');
     expect(result.stdout).toContain('--json');

@@ -238,3 +238,102 @@ describe('secrets stay out of CLI output', () => {
     }
   });
 });
+
+describe('cascade price eth_getLogs --blocks', () => {
+  it('shows how the range is cut for each node and what it costs', async () => {
+    const config = 'config/balancer_config/evm.example.toml';
+    const env = { ALCHEMY_API_KEY: 'test-key' };
+    const result = await runCli(['price', 'eth_getLogs', '--blocks', '50000', '--config', config], {
+      env,
+    });
+    expect(result.code).toBe(0);
+    const rows = lines(result.stdout).filter((line) => /^│ (alchemy|public)-eth /.test(line));
+    expect(rows[0]).toMatch(
+      /│ alchemy-eth\s+│ 0\s+│ 10,000\s+│ 5\s+│ 75\s+│ 375\s+│ 285,000,000\s+│/,
+    );
+    expect(rows[1]).toMatch(/│ public-eth\s+│ 1\s+│ no limit\s+│ 1\s+│ 1\s+│ 1\s+│ unmetered\s+│/);
+    expect(result.stdout).toContain(
+      'eth_getLogs over 50,000 blocks: first choice alchemy-eth (tier 0), 5 queries of at most 10,000 blocks, 375 credits',
+    );
+    const asJson = json(
+      await runCli(['price', 'eth_getLogs', '--blocks', '50000', '--config', config, '--json'], {
+        env,
+      }),
+    );
+    expect((asJson.logs as Array<{ nodes: unknown[] }>)[0]?.nodes[0]).toEqual({
+      node: 'alchemy-eth',
+      tier: 0,
+      blocks_per_query: 10_000,
+      queries: 5,
+      credits_per_query: 75,
+      credits: 375,
+      spillover_threshold: 285_000_000,
+    });
+  });
+
+  it("plans each EVM chain of a multi-chain config, an account node at its account's threshold", async () => {
+    const config = 'config/balancer_config/multichain.example.toml';
+    const env = { ALCHEMY_API_KEY: 'test-key', HELIUS_API_KEY: 'test-key' };
+    const result = await runCli(['price', 'eth_getLogs', '--blocks', '50000', '--config', config], {
+      env,
+    });
+    expect(result.code).toBe(0);
+    const plans = result.stdout.slice(result.stdout.indexOf('│ node '));
+    expect(plans).toMatch(
+      /│ alchemy-eth\s+│ 0\s+│ 10,000\s+│ 5\s+│ 75\s+│ 375\s+│ 285,000,000 \(account alchemy\)/,
+    );
+    expect(plans).toContain('eth_getLogs on eth over 50,000 blocks: first choice alchemy-eth');
+    expect(plans).toContain('eth_getLogs on base over 50,000 blocks: first choice alchemy-base');
+    // Solana's lists price eth_getLogs only through unknown_method_cost: no plan for it.
+    expect(plans).not.toContain('on solana over');
+    const only = await runCli(
+      [
+        'price',
+        'eth_getLogs',
+        '--blocks',
+        '50000',
+        '--chain',
+        'base',
+        '--config',
+        config,
+        '--json',
+      ],
+      { env },
+    );
+    const logs = json(only).logs as Array<{ chain: string; nodes: Array<{ node: string }> }>;
+    expect(logs.map((report) => report.chain)).toEqual(['base']);
+    expect(logs[0]!.nodes.map((row) => row.node)).toEqual(['alchemy-base', 'public-base']);
+  });
+
+  it('says when the operator limit refuses the range, and refuses a bad --blocks', async () => {
+    temp.write({
+      'config.toml': balancerToml({
+        server: { max_logs_block_range: 5000 },
+        nodes: [
+          nodeFields('only', { provider_pricing_path: 'prices.toml', max_logs_block_range: 1000 }),
+        ],
+      }),
+      'prices.toml': priceListToml({ routing: { eth_getLogs: 20 } }),
+    });
+    const result = await runCli(
+      ['price', 'eth_getLogs', '--blocks', '30000', '--config', 'config.toml'],
+      {
+        cwd: temp.dir,
+      },
+    );
+    expect(result.stdout).toContain(
+      'eth_getLogs over 30,000 blocks: refused before any node is asked — over max_logs_block_range (5,000 blocks)',
+    );
+    const bad = await runCli(['price', 'eth_getLogs', '--blocks', 'many'], { cwd: temp.dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("'many' is not a number of blocks");
+    const other = await runCli(
+      ['price', 'getBalance', '--blocks', '10', '--config', 'config.toml'],
+      {
+        cwd: temp.dir,
+      },
+    );
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('--blocks plans an eth_getLogs range');
+  });
+});

@@ -38,6 +38,7 @@ import {
 import { readImage } from '../support/dockerfile.js';
 import { freePort } from '../support/free-port.js';
 import { childPid, postJson, unsharePidNamespace } from '../support/processes.js';
+import { nodesOf } from '../support/config-nodes.js';
 
 const compose = readCompose('examples/basic_setup/docker-compose.yml');
 const image = readImage();
@@ -56,9 +57,11 @@ afterEach(async () => {
 function configPorts(file: string): number[] {
   const config = parseToml(readFileSync(file, 'utf8')) as {
     server: { port: number };
-    nodes: Array<{ url: string }>;
+    nodes?: Array<{ url: string }>;
+    chains?: Array<{ nodes: Array<{ url: string }> }>;
   };
-  return [config.server.port, ...config.nodes.map((node) => Number(/:(\d+)$/.exec(node.url)![1]))];
+  const nodes = nodesOf(config);
+  return [config.server.port, ...nodes.map((node) => Number(/:(\d+)$/.exec(node.url)![1]))];
 }
 
 /** Lays the compose file's mounts out in `temp` and returns the container → host rewrite. */

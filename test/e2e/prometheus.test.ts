@@ -15,9 +15,10 @@ import {
   substitute,
   variableRefs,
 } from '../support/dashboard.js';
-import { driveTraffic, ensurePeriodEnd } from '../support/dashboard-traffic.js';
+import { DASHBOARD_ACCOUNT, driveTraffic, ensurePeriodEnd } from '../support/dashboard-traffic.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { startHarness, type Harness } from '../support/proxy-harness.js';
+import { startMultiChain } from '../support/multi-chain.js';
 import { freePort } from '../support/free-port.js';
 
 function onPath(binary: string): string | undefined {
@@ -123,11 +124,19 @@ describe.skipIf(MISSING.length > 0)(`a real Prometheus${SKIP_NOTE}`, () => {
 
   beforeAll(async () => {
     temp = makeTempDir('cascade-prometheus-');
-    harness = await startHarness([
-      { name: 'premium', tier: 0, monthlyLimit: 100_000, rpsLimit: 40 },
-      { name: 'backup', tier: 1 },
-      { name: 'flaky', tier: 2, mock: { fault: { kind: 'http', status: 503 }, failureRate: 0.5 } },
-    ]);
+    // The premium node is billed to a provider account: the Accounts panels need one.
+    harness = await startHarness(
+      [
+        { name: 'premium', tier: 0, monthlyLimit: 100_000, rpsLimit: 40, account: 'plan' },
+        { name: 'backup', tier: 1 },
+        {
+          name: 'flaky',
+          tier: 2,
+          mock: { fault: { kind: 'http', status: 503 }, failureRate: 0.5 },
+        },
+      ],
+      { accounts: [DASHBOARD_ACCOUNT] },
+    );
     await ensurePeriodEnd(harness.server);
     trafficOn = true;
     traffic = (async () => {
@@ -163,6 +172,30 @@ describe.skipIf(MISSING.length > 0)(`a real Prometheus${SKIP_NOTE}`, () => {
     const result = await run(PROMTOOL!, ['check', 'metrics'], scrape);
     expect(result.output).toBe('');
     expect(result.code).toBe(0);
+  });
+
+  it('promtool check metrics accepts the series of two chains and their provider accounts', async () => {
+    const chains = await startMultiChain(
+      [
+        { name: 'sol', nodes: [{ name: 'sol-a', toml: 'tier = 0\naccount = "shared"' }] },
+        { name: 'evm', nodes: [{ name: 'evm-a', toml: 'tier = 0\naccount = "free"' }] },
+      ],
+      {
+        top: '[[accounts]]\nname = "shared"\nmonthly_limit = 1000\n[[accounts]]\nname = "free"\nmonthly_limit = 0',
+      },
+    );
+    try {
+      await driveTraffic(`${chains.url}/sol`, 3);
+      await driveTraffic(`${chains.url}/evm`, 3);
+      const scrape = await (await fetch(`${chains.url}/metrics`)).text();
+      expect(scrape).toContain('\nrpc_account_quota{account="free"} +Inf\n');
+      expect(scrape).toMatch(/\nrpc_chain_requests_total\{chain="evm",outcome="bad_request"\} 1\n/);
+      const result = await run(PROMTOOL!, ['check', 'metrics'], scrape);
+      expect(result.output).toBe('');
+      expect(result.code).toBe(0);
+    } finally {
+      await chains.close();
+    }
   });
 
   it('scrapes cascade and answers every dashboard query with data', async () => {
@@ -201,6 +234,26 @@ describe.skipIf(MISSING.length > 0)(`a real Prometheus${SKIP_NOTE}`, () => {
         const result = await query(`sum_over_time(up{job="${JOB}"}[1m])`);
         const value = (result.data?.result[0] as { value?: [number, string] } | undefined)?.value;
         return value && Number(value[1]) >= 3 ? true : undefined;
+      },
+      30_000,
+    );
+
+    // The lag panels need a head two nodes confirm. A slow loop (a busy machine) leaves all the
+    // traffic to premium, and head sampling stays within a tier: a burst past premium's
+    // rps_limit makes the backup answer too, and show its head.
+    await eventually(
+      'a node lag in the scrape',
+      async () => {
+        const getSlot = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' });
+        const burst = Array.from({ length: 60 }, () =>
+          fetch(harness.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: getSlot,
+          }).then((response) => response.arrayBuffer()),
+        );
+        await Promise.all(burst);
+        return (await harness.metrics()).includes('\nrpc_node_lag{') ? true : undefined;
       },
       30_000,
     );

@@ -78,7 +78,7 @@ describe('cascade serve (spawned)', () => {
     expect(mocks[0]!.stats().requests).toBe(3);
   });
 
-  it('--demo starts its own mock nodes and answers a Solana client', async () => {
+  it('--demo starts its own mock nodes and answers a Solana client at / and an EVM one at /eth', async () => {
     const dir = tempDir();
     const p = startCli(['serve', '--demo', '--port', '0'], { cwd: dir });
     processes.push(p);
@@ -88,8 +88,22 @@ describe('cascade serve (spawned)', () => {
     expect(
       await solana.getBalance((await import('@solana/web3.js')).PublicKey.default),
     ).toBeGreaterThanOrEqual(0);
-    const health = (await (await fetch(`${url}/health`)).json()) as { total_nodes: number };
-    expect(health.total_nodes).toBe(6);
+    const health = (await (await fetch(`${url}/health`)).json()) as {
+      total_nodes: number;
+      chains: { name: string; paths: string[] }[];
+    };
+    expect(health.total_nodes).toBe(8);
+    expect(health.chains.map((chain) => [chain.name, chain.paths])).toEqual([
+      ['solana', ['/', '/solana']],
+      ['eth', ['/eth']],
+    ]);
+    // The EVM chain answers on its own path, from its own mock nodes.
+    const block = await fetch(`${url}/eth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
+    });
+    expect(await block.json()).toMatchObject({ id: 1, result: expect.stringMatching(/^0x/) });
     expect(await p.stop('SIGINT')).toBe(0);
   });
 

@@ -9,7 +9,16 @@ import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { startDemo, sendRequests, type Demo } from '../support/demo-server.js';
 import { freePort } from '../support/free-port.js';
 
-const DEMO_NODES = ['Helius-1', 'Helius-2', 'Alchemy-1', 'Alchemy-2', 'Triton-1', 'public-mirror'];
+const DEMO_NODES = [
+  'Helius-1',
+  'Helius-2',
+  'Alchemy-1',
+  'Alchemy-2',
+  'Triton-1',
+  'public-mirror',
+  'Alchemy-eth',
+  'public-eth',
+];
 
 let demo: Demo | undefined;
 let empty: TempDir | undefined;
@@ -48,9 +57,17 @@ describe('cascade status', { timeout: 60_000 }, () => {
     expect(table.code).toBe(0);
     expect(table.stdout).not.toContain('\x1b[');
     const lines = table.stdout.split('\n');
-    expect(lines[1]).toMatch(/│ node\s+│ tier │ rank │ state\s+│ latency ms │ req\/s \(limit\)/);
+    // One table per chain, under a line naming it; the demo's Alchemy nodes share an account.
+    expect(lines[0]).toBe('chain solana — /, /solana · ok, 6 of 6 nodes active');
+    expect(lines[2]).toMatch(
+      /│ node\s+│ tier │ account │ rank │ state\s+│ latency ms │ req\/s \(limit\)/,
+    );
+    expect(table.stdout).toContain('chain eth — /eth · ok, 2 of 2 nodes active');
+    expect(
+      lines.find((l) => l.includes('│ alchemy │ Alchemy-1, Alchemy-2, Alchemy-eth')),
+    ).toBeDefined();
     expect(lines.find((l) => l.includes('Helius-1'))).toMatch(
-      /│ Helius-1\s+│ 0\s+│ 1\s+│ up\s+│ [\d.]+\s+│ \d+ \(30,000\)\s+│ 0 \(10,000\)\s+│ 5 \(unmetered\)/,
+      /│ Helius-1\s+│ 0\s+│ —\s+│ 1\s+│ up\s+│ [\d.]+\s+│ \d+ \(30,000\)\s+│ 0 \(10,000\)\s+│ 5 \(unmetered\)/,
     );
     expect(table.stdout).toContain(`pid ${demo.process.child.pid} · 1 serving process · as of `);
   });

@@ -13,13 +13,16 @@ import {
   launchBrowser,
   openContext,
 } from '../support/browser.js';
+import { clientKey, keysOf } from '../support/client-keys.js';
 import { startHarness, type Harness } from '../support/proxy-harness.js';
+import { startWsHarness, type WsHarness } from '../support/ws-harness.js';
 
 const UNAVAILABLE = browserUnavailable();
 if (UNAVAILABLE) console.warn(`browser CORS tests skipped: ${UNAVAILABLE}`);
 
 let browser: Browser | undefined;
 let harness: Harness | undefined;
+let keyed: WsHarness | undefined;
 const pages: Server[] = [];
 
 beforeAll(async () => {
@@ -29,6 +32,8 @@ afterAll(closeBrowsers);
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  await keyed?.close();
+  keyed = undefined;
   for (const server of pages.splice(0)) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -117,6 +122,73 @@ describe.skipIf(UNAVAILABLE !== undefined)(
       const result = await callFromPage(page, harness.url, 'getSlot');
       expect(result).toEqual({ ok: false, error: 'TypeError: Failed to fetch' });
       expect(harness.mocks.n!.stats().requests).toBe(0);
+    });
+  },
+);
+
+/**
+ * A "simple" cross-origin call (text/plain, no custom header): the browser sends it without a
+ * preflight, so it reaches cascade, and only the answer's CORS headers decide what the page sees.
+ */
+function simpleCallFromPage(page: Page, url: string) {
+  return page.evaluate(async (url): Promise<CallResult> => {
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"getSlot"}',
+      });
+      return { ok: true, status: response.status, json: await response.json() };
+    } catch (err) {
+      return { ok: false, error: String(err) };
+    }
+  }, url);
+}
+
+const BROWSER_KEY = 'ck_browser_0123456789abcdefghijklmn';
+
+describe.skipIf(UNAVAILABLE !== undefined)(
+  `a browser key in Chromium${UNAVAILABLE ? ` (skipped: ${UNAVAILABLE})` : ''}`,
+  { timeout: 2 * BROWSER_TIMEOUT_MS },
+  () => {
+    async function startKeyed(allowed: string): Promise<string> {
+      keyed = await startWsHarness([{ name: 'n' }], {
+        keys: keysOf(clientKey('dapp', BROWSER_KEY, { origins: [allowed] })),
+        server: { requireKey: true },
+      });
+      return `${keyed.url}/${BROWSER_KEY}`;
+    }
+
+    it('works from a page of an allowed origin, the key in the RPC URL', async () => {
+      const allowed = await servePage();
+      const url = await startKeyed(allowed);
+      const page = await openPage(allowed);
+      expect(await callFromPage(page, url, 'getSlot')).toEqual({
+        ok: true,
+        status: 200,
+        json: { jsonrpc: '2.0', id: 1, result: expect.any(Number) as unknown },
+      });
+      expect(await simpleCallFromPage(page, url)).toMatchObject({ ok: true, status: 200 });
+    });
+
+    it('gives a page of another origin nothing it can read, and no node is asked', async () => {
+      const allowed = await servePage();
+      const other = await servePage();
+      const url = await startKeyed(allowed);
+      const page = await openPage(other);
+      // With a preflight (web3.js' headers): the browser stops at the preflight.
+      expect(await callFromPage(page, url, 'getSlot')).toEqual({
+        ok: false,
+        error: 'TypeError: Failed to fetch',
+      });
+      // Without one: the call reaches cascade, is refused (403), and the page cannot read it.
+      expect(await simpleCallFromPage(page, url)).toEqual({
+        ok: false,
+        error: 'TypeError: Failed to fetch',
+      });
+      expect(keyed!.mocks.n!.stats().requests).toBe(0);
+      const metrics = await keyed!.metrics();
+      expect(metrics).toMatch(/^rpc_key_requests_total\{key="dapp",outcome="origin"\} 1$/m);
     });
   },
 );

@@ -8,10 +8,12 @@ import {
   substitute,
   variableRefs,
 } from '../support/dashboard.js';
-import { driveTraffic, ensurePeriodEnd } from '../support/dashboard-traffic.js';
+import { DASHBOARD_ACCOUNT, driveTraffic, ensurePeriodEnd } from '../support/dashboard-traffic.js';
+import { startMultiChain, type MultiChain } from '../support/multi-chain.js';
 import { promqlRefs } from '../support/promql-refs.js';
 import { parseExposition, type Exposition } from '../../src/bench/prometheus-text.js';
 import { startHarness, type Harness } from '../support/proxy-harness.js';
+import type { ProxyServer } from '../../src/core/http/server.js';
 
 /** Labels Prometheus attaches to every scraped series (target labels). */
 const TARGET_LABELS = new Set(['job', 'instance']);
@@ -93,13 +95,13 @@ function problemsOf(
  * The tier-1 node sees no traffic (sampling stays within a tier), so its head is recorded as
  * the tier-0 node's answers showed theirs: rpc_node_lag then has series for the lag panel.
  */
-function showBothHeads(h: Harness): void {
-  const chain = h.server.topology.chain;
-  const premium = h.server.topology.node('premium')!.heads;
-  const backup = h.server.topology.node('backup')!.heads;
+function showBothHeads(server: ProxyServer, chain: string, seen: string, unseen: string): void {
+  const state = server.topology.slot(chain)!.state;
+  const premium = server.topology.node(seen)!.heads;
+  const backup = server.topology.node(unseen)!.heads;
   for (let slot = 0; slot < premium.values.length; slot++) {
     const value = premium.values[slot]!;
-    if (value >= 0) chain.observe(backup, slot, value, Bound.exact, premium.seenAt[slot]!);
+    if (value >= 0) state.observe(backup, slot, value, Bound.exact, premium.seenAt[slot]!);
   }
 }
 
@@ -108,13 +110,16 @@ let exposition: Exposition;
 let index: SeriesIndex;
 
 beforeAll(async () => {
-  harness = await startHarness([
-    { name: 'premium', tier: 0, monthlyLimit: 10_000, rpsLimit: 50 },
-    { name: 'backup', tier: 1 },
-  ]);
+  harness = await startHarness(
+    [
+      { name: 'premium', tier: 0, monthlyLimit: 10_000, rpsLimit: 50, account: 'plan' },
+      { name: 'backup', tier: 1 },
+    ],
+    { accounts: [DASHBOARD_ACCOUNT] },
+  );
   await ensurePeriodEnd(harness.server);
   await driveTraffic(harness.url, 20);
-  showBothHeads(harness);
+  showBothHeads(harness.server, 'default', 'premium', 'backup');
   exposition = parseExposition(await harness.metrics());
   index = indexOf(exposition);
 });
@@ -171,6 +176,11 @@ describe('the Grafana dashboard (monitoring/grafana/dashboards/cascade.json)', (
       /rpc_node_lag\{/,
       /sum by \(node\) \(rate\(rpc_stale_answers_total/,
       /sum by \(node\) \(rate\(rpc_stale_credits_total/,
+      /sum by \(chain, outcome\) \(rate\(rpc_chain_requests_total\{[^}]*chain=~/,
+      /rpc_account_credits_used/,
+      /rpc_account_quota\{[^}]*\} < \+Inf/,
+      /rpc_account_quota_threshold\{[^}]*\} < \+Inf/,
+      /group_left\(account, chain\) group by \(node, account, chain\) \(rpc_node_info/,
     ]) {
       expect(exprs).toMatch(needed);
     }
@@ -185,11 +195,77 @@ describe('the Grafana dashboard (monitoring/grafana/dashboards/cascade.json)', (
 
   it('builds its variables from exported series and labels', () => {
     const refs = variableRefs(dashboard);
-    expect(refs.map((ref) => ref.label)).toEqual(['job', 'node']);
+    expect(refs.map((ref) => ref.label)).toEqual(['job', 'chain', 'node']);
     for (const { metric, label } of refs) {
       expect(index.has(metric), metric).toBe(true);
       if (!TARGET_LABELS.has(label)) expect(index.get(metric)!.has(label), label).toBe(true);
     }
+  });
+
+  it('filters every node panel by the chain variable through rpc_node_info', () => {
+    const join =
+      ' * on(node) group_left(chain) group by (node, chain) (rpc_node_info{job="$job", chain=~"$chain"})';
+    const nodeQueries = dashboardQueries(dashboard).filter((q) => q.expr.includes('"$node"'));
+    expect(nodeQueries.length).toBeGreaterThan(15);
+    for (const query of nodeQueries) expect(query.expr, query.panel).toContain(join);
+    const variables = dashboard.templating.list;
+    expect(variables.find((v) => v.name === 'node')?.query).toMatchObject({
+      query: 'label_values(rpc_node_info{job="$job", chain=~"$chain"}, node)',
+    });
+  });
+});
+
+describe('the dashboard on a proxy serving two chains with a shared account', () => {
+  let chains: MultiChain;
+  let chained: Exposition;
+  let chainedIndex: SeriesIndex;
+
+  beforeAll(async () => {
+    chains = await startMultiChain(
+      [
+        {
+          name: 'sol',
+          nodes: [
+            { name: 'sol-prem', toml: 'tier = 0\naccount = "shared"' },
+            { name: 'sol-backup', toml: 'tier = 1\nmonthly_limit = 0' },
+          ],
+        },
+        { name: 'evm', nodes: [{ name: 'evm-prem', toml: 'tier = 0\naccount = "shared"' }] },
+      ],
+      { top: '[[accounts]]\nname = "shared"\nmonthly_limit = 5000' },
+    );
+    await driveTraffic(`${chains.url}/sol`, 10);
+    await driveTraffic(`${chains.url}/evm`, 5);
+    showBothHeads(chains.cascade.server, 'sol', 'sol-prem', 'sol-backup');
+    chained = parseExposition(await (await fetch(`${chains.url}/metrics`)).text());
+    chainedIndex = indexOf(chained);
+  });
+  afterAll(async () => {
+    await chains.close();
+  });
+
+  it.each(['.*', 'sol', 'evm', 'sol|evm'])(
+    'refers only to exported series, labels and values with $chain = %s',
+    (chain) => {
+      const problems = dashboardQueries(dashboard).flatMap((query) =>
+        problemsOf(
+          substitute(query.expr, { rateInterval: '1m', job: 'cascade', chain }),
+          query.legendFormat,
+          chainedIndex,
+          chained,
+        ).map((problem) => `${query.panel} / ${query.refId}: ${problem}`),
+      );
+      expect(problems).toEqual([]);
+    },
+  );
+
+  it('names every chain in rpc_node_info, the chain variable values', () => {
+    expect([...chainedIndex.get('rpc_node_info')!.get('chain')!].sort()).toEqual(['evm', 'sol']);
+    expect([...chainedIndex.get('rpc_chain_requests_total')!.get('chain')!].sort()).toEqual([
+      'evm',
+      'sol',
+    ]);
+    expect([...chainedIndex.get('rpc_account_credits_used')!.get('account')!]).toEqual(['shared']);
   });
 });
 

@@ -47,6 +47,12 @@ const EXPECTED: Record<string, Exclude<ErrorFault, 'unknown'>> = {
   'alchemy.rate_limit': 'rate_limited',
   'infura.rate_limit': 'rate_limited',
   'rpcpool.rate_limit': 'rate_limited',
+  // eth_getLogs limits (issue 29): another node (or a smaller range) serves it; no penalty.
+  'alchemy.logs_range': 'node_state',
+  'infura.logs_results': 'node_state',
+  'infura.logs_range': 'node_state',
+  'quicknode.logs_range': 'node_state',
+  'geth.logs_results': 'node_state',
 };
 
 describe("real nodes' errors, attributed", () => {

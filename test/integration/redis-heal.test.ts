@@ -12,7 +12,12 @@ import { RedisCoordinator, type ShareTarget } from '../../src/core/cluster/redis
 import { RedisStore, whenConnected } from '../../src/core/cluster/redis-store.js';
 import { SharedUsageLedger } from '../../src/core/quota/shared-usage-ledger.js';
 import type { QuotaEntry } from '../../src/core/quota/usage-ledger.js';
-import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.js';
+import {
+  redisUnavailable,
+  startRedis,
+  type RedisServer,
+  replicaCluster,
+} from '../support/redis-server.js';
 
 const missing = redisUnavailable();
 const PERIOD = '2026-01-01';
@@ -51,17 +56,7 @@ interface Member {
 }
 
 function clusterConfig(id: string, prefix: string): ClusterConfig {
-  return {
-    workers: 1,
-    redisUrl: redis!.url,
-    redactedRedisUrl: redis!.url,
-    keyPrefix: prefix,
-    replicaId: id,
-    syncIntervalMs: INTERVAL,
-    redisTimeoutMs: 250,
-    leaseTtlMs: 1000,
-    fallbackFraction: undefined,
-  };
+  return replicaCluster(redis!, id, prefix, INTERVAL);
 }
 
 async function member(id: string, prefix: string, restored?: QuotaEntry): Promise<Member> {

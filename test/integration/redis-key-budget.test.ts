@@ -18,7 +18,12 @@ import type { KeyState } from '../../src/core/keys/key-state.js';
 import { periodStart } from '../../src/core/quota/billing-period.js';
 import { SharedUsageLedger } from '../../src/core/quota/shared-usage-ledger.js';
 import { clientKey, keysOf } from '../support/client-keys.js';
-import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.js';
+import {
+  redisUnavailable,
+  startRedis,
+  type RedisServer,
+  replicaCluster,
+} from '../support/redis-server.js';
 
 const missing = redisUnavailable();
 const INTERVAL = 50;
@@ -59,17 +64,7 @@ interface Replica {
 }
 
 function clusterConfig(id: string, prefix: string): ClusterConfig {
-  return {
-    workers: 1,
-    redisUrl: redis!.url,
-    redactedRedisUrl: redis!.url,
-    keyPrefix: prefix,
-    replicaId: id,
-    syncIntervalMs: INTERVAL,
-    redisTimeoutMs: 250,
-    leaseTtlMs: 1000,
-    fallbackFraction: undefined,
-  };
+  return replicaCluster(redis!, id, prefix, INTERVAL);
 }
 
 async function replica(id: string, prefix: string): Promise<Replica> {

@@ -129,7 +129,10 @@ describe('cordon over WebSocket', () => {
     ahead.advanceBlocks(chain.blockNumber() + AHEAD - ahead.blockNumber());
     await cordon(harness, 'a');
     await until(() => upstreamOn(harness, 'b') === 1 && upstreamOn(harness, 'a') === 0);
-    // a, cordoned but still streaming until the move is done, falls further behind: ignored.
+    // The fill brings the clients to b's head; b advances only after it (else the fill may
+    // already carry blocks b would stream, and count them).
+    await until(() => blocks.at(-1) === ahead.blockNumber());
+    // a, cordoned, falls further behind: ignored.
     chain.advanceBlocks(1);
     ahead.advanceBlocks(2);
     await until(() => blocks.at(-1) === ahead.blockNumber());

@@ -2,8 +2,20 @@
  * Getting a proxy under test into the state the dashboard panels show: traffic of every kind,
  * and the quota period-end gauge.
  */
+import type { AccountConfig } from '../../src/core/config/types.js';
 import type { ProxyServer } from '../../src/core/http/server.js';
 import { nextReset } from '../../src/core/quota/billing-period.js';
+
+/** The provider account the dashboard tests bill their premium node to: its panels need one. */
+export const DASHBOARD_ACCOUNT: AccountConfig = {
+  name: 'plan',
+  monthlyLimit: 1_000_000,
+  resetDay: 1,
+  rpsLimit: Infinity,
+  maxConcurrent: Infinity,
+  spilloverPercent: 95,
+  spilloverThreshold: 950_000,
+};
 
 /** Unix seconds of 00:00 UTC on the next reset day of a node with `resetDay`. */
 export function periodEndSeconds(resetDay: number, today = new Date()): number {

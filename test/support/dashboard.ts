@@ -78,15 +78,18 @@ export function dashboardQueries(dashboard: Dashboard): DashboardQuery[] {
 export interface Substitutions {
   readonly rateInterval: string;
   readonly job: string;
+  /** The `$chain` variable's value (a regex); default `.*` (All). */
+  readonly chain?: string;
 }
 
-/** Replaces `$__rate_interval`, `$__interval`, `$__range`, `$job` and `$node` with values. */
+/** Replaces `$__rate_interval`, `$__interval`, `$__range`, `$job`, `$chain` and `$node` with values. */
 export function substitute(expr: string, values: Substitutions): string {
   return expr
     .replaceAll('$__rate_interval', values.rateInterval)
     .replaceAll('$__interval', values.rateInterval)
     .replaceAll('$__range', values.rateInterval)
     .replaceAll('$job', values.job)
+    .replaceAll('$chain', values.chain ?? '.*')
     .replaceAll('$node', '.*')
     .replace(/\$\{?\w+\}?/, (variable) => {
       throw new Error(`unknown dashboard variable ${variable} in ${expr}`);

@@ -319,7 +319,10 @@ async function post(url: string, body: unknown): Promise<{ status: number; json:
 }
 
 /** Opens `name` on `stage` (a WebSocket door connects one client socket). */
-export async function openDoor(name: DoorName, stage: DoorsStage): Promise<Door> {
+export async function openDoor(
+  name: DoorName,
+  stage: Pick<DoorsStage, 'url' | 'wsUrl'>,
+): Promise<Door> {
   switch (name) {
     case 'http':
       return {

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import type { Clock } from '../../src/core/clock.js';
 import type {
+  AccountConfig,
   CacheConfig,
   Config,
   NodeConfig,
@@ -106,6 +107,8 @@ export async function startHarness(
     routing?: RoutingConfig;
     /** The `[cache]` table (default ROUTING_ONLY_CACHE; `null`: no table, the product default). */
     cache?: CacheConfig | null;
+    /** Provider accounts (`[[accounts]]`) the nodes' `account` names; default none. */
+    accounts?: readonly AccountConfig[];
   } = {},
 ): Promise<Harness> {
   const live = nodes.filter((node) => !node.dead && node.upstream === undefined);
@@ -128,6 +131,7 @@ export async function startHarness(
     nodes: configs,
     routing: options.routing,
     ...(options.cache === null ? {} : { cache: options.cache ?? ROUTING_ONLY_CACHE }),
+    ...(options.accounts === undefined ? {} : { accounts: options.accounts }),
   };
   const logs: string[] = [];
   const sink = new Writable({

@@ -9,19 +9,20 @@ export function stopRecordingUpstreams(): void {
 
 /**
  * An upstream in a process of its own (so the load this test generates cannot bunch its
- * arrivals): it records when each request arrived and answers after `delayMs`; `report()`
- * asks it for the arrival times (ms) and its peak concurrency.
+ * arrivals): it records when each request arrived (and at which path: several nodes can share
+ * it, one path each) and answers after `delayMs`; `report()` asks it for the arrival times
+ * (ms), their paths and its peak concurrency (all paths together).
  */
 export async function recordingUpstream(delayMs = 0): Promise<{
   url: string;
-  report(): Promise<{ arrivals: number[]; peak: number }>;
+  report(): Promise<{ arrivals: number[]; peak: number; paths: string[] }>;
 }> {
   const program = `
     const http = require('node:http');
-    const arrivals = []; let inFlight = 0; let peak = 0;
+    const arrivals = []; const paths = []; let inFlight = 0; let peak = 0;
     const server = http.createServer((req, res) => {
-      if (req.url === '/__report') { res.end(JSON.stringify({ arrivals, peak })); return; }
-      arrivals.push(performance.now()); inFlight++; peak = Math.max(peak, inFlight);
+      if (req.url === '/__report') { res.end(JSON.stringify({ arrivals, peak, paths })); return; }
+      arrivals.push(performance.now()); paths.push(req.url); inFlight++; peak = Math.max(peak, inFlight);
       req.resume();
       req.on('end', () => setTimeout(() => { inFlight--;
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -40,6 +41,10 @@ export async function recordingUpstream(delayMs = 0): Promise<{
   return {
     url,
     report: async () =>
-      (await (await fetch(`${url}/__report`)).json()) as { arrivals: number[]; peak: number },
+      (await (await fetch(`${url}/__report`)).json()) as {
+        arrivals: number[];
+        peak: number;
+        paths: string[];
+      },
   };
 }

@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ClusterConfig } from '../../src/core/config/types.js';
 import { freePort } from './free-port.js';
 
 /** Why Redis tests cannot run here, or undefined when they can. */
@@ -106,4 +107,27 @@ export async function startRedis(extra: readonly string[] = []): Promise<RedisSe
     },
   };
   return server;
+}
+
+/**
+ * The `[cluster]` of a replica `id` on `redis` under `prefix`, syncing every `intervalMs` (the
+ * in-process Redis tests' short settings: a 250 ms Redis timeout, a 1 s lease).
+ */
+export function replicaCluster(
+  redis: RedisServer,
+  id: string,
+  prefix: string,
+  intervalMs: number,
+): ClusterConfig {
+  return {
+    workers: 1,
+    redisUrl: redis.url,
+    redactedRedisUrl: redis.url,
+    keyPrefix: prefix,
+    replicaId: id,
+    syncIntervalMs: intervalMs,
+    redisTimeoutMs: 250,
+    leaseTtlMs: 1000,
+    fallbackFraction: undefined,
+  };
 }

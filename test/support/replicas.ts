@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../src/core/clock.js';
 import type { KeysConfig } from '../../src/core/config/key-types.js';
-import type { ClusterConfig, Config, NodeConfig } from '../../src/core/config/types.js';
+import type {
+  AccountConfig,
+  ClusterConfig,
+  Config,
+  NodeConfig,
+  ServerConfig,
+} from '../../src/core/config/types.js';
 import type { Cascade } from '../../src/core/service.js';
 import { serverConfig } from './proxy-harness.js';
 import { startTestCascade } from './test-cascade.js';
@@ -16,6 +22,8 @@ import { startTestCascade } from './test-cascade.js';
 export interface Replica {
   readonly cascade: Cascade;
   readonly url: string;
+  /** The admin listener's URL, when the replica has one (`server.adminPort`). */
+  readonly admin: string | undefined;
   readonly logs: string[];
   /** Credits this replica believes the fleet booked on `node`. */
   used(node: string): number;
@@ -32,6 +40,10 @@ export interface ReplicaOptions {
   readonly clock?: Clock;
   readonly cluster?: Partial<ClusterConfig>;
   readonly keys?: KeysConfig;
+  /** `[server]` settings over the defaults (e.g. `adminPort: 0`, `requireKey`). */
+  readonly server?: Partial<ServerConfig>;
+  /** Provider accounts the nodes name (`account`). */
+  readonly accounts?: readonly AccountConfig[];
 }
 
 /** Starts one replica on a free port. */
@@ -50,10 +62,11 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   };
   const config: Config = {
     path: '/test/config.toml',
-    server: serverConfig({ enableMetrics: true }),
+    server: serverConfig({ enableMetrics: true, ...options.server }),
     nodes: options.nodes,
     cluster,
     ...(options.keys ? { keys: options.keys } : {}),
+    ...(options.accounts ? { accounts: options.accounts } : {}),
   };
   const quotasPath =
     options.quotasPath ?? join(mkdtempSync(join(tmpdir(), 'cascade-replica-')), 'quotas.json');
@@ -62,6 +75,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   return {
     cascade,
     url,
+    admin: cascade.adminPort === undefined ? undefined : `http://127.0.0.1:${cascade.adminPort}`,
     logs,
     used: (node) => cascade.server.topology.node(node)!.usage.used,
     metrics: async () => (await fetch(`${url}/metrics`)).text(),

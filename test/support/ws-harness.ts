@@ -24,7 +24,9 @@ import { serverConfig } from './proxy-harness.js';
 import { startTestCascade } from './test-cascade.js';
 
 /** One node of a WebSocket test topology. */
-export interface WsTestNode extends Partial<Omit<NodeConfig, 'pricing' | 'url' | 'redactedUrl'>> {
+export interface WsTestNode extends Partial<
+  Omit<NodeConfig, 'pricing' | 'url' | 'redactedUrl' | 'chain'>
+> {
   readonly name: string;
   readonly prices?: Record<string, number>;
   /** `[websocket]` prices; null = the node's list has no [websocket] table. Default: all 0. */

@@ -4,7 +4,7 @@
  * calls with its bearer token. Every failure is one CascadeError line saying what to do.
  */
 import { CascadeError } from '../errors.js';
-import type { KeyRow } from './key-routes.js';
+import type { FleetWrite, KeyRow } from './key-routes.js';
 import type { NodesDocument } from './operator.js';
 
 const ADMIN_TIMEOUT_MS = 2000;
@@ -93,12 +93,15 @@ export function fetchKeys(target: AdminTarget): Promise<{ keys: KeyRow[] }> {
   return call(target, '/admin/keys', 'GET');
 }
 
-/** POST /admin/keys/{name}/revoke, /reset or /budget/{credits}. */
+/**
+ * POST /admin/keys/{name}/revoke, /unrevoke, /reset, /budget/{credits} or /budget/config;
+ * `fleet` says, with replicas on Redis, whether Redis has the change.
+ */
 export function keyAction(
   target: AdminTarget,
   name: string,
-  action: 'revoke' | 'reset' | { budget: number },
-): Promise<{ key: KeyRow }> {
+  action: 'revoke' | 'unrevoke' | 'reset' | { budget: number | 'config' },
+): Promise<{ key: KeyRow; fleet?: FleetWrite }> {
   const verb = typeof action === 'string' ? action : `budget/${action.budget}`;
   return call(target, `/admin/keys/${encodeURIComponent(name)}/${verb}`, 'POST');
 }

@@ -5,8 +5,10 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { NodeConfig } from '../config/types.js';
+import { accountUsageName } from '../config/accounts-section.js';
+import type { Config, NodeConfig } from '../config/types.js';
 import type { ReloadOutcome } from '../service-reload.js';
+import { chainParts } from './chain-views.js';
 import { logCordon } from './local-operator.js';
 import { mergeNodeViews, type NodeView } from './node-view.js';
 import { EventLog, type NodesDocument, type Operator } from './operator.js';
@@ -14,7 +16,9 @@ import { EventLog, type NodesDocument, type Operator } from './operator.js';
 /** What the fleet operator needs from the primary. */
 export interface FleetDeps {
   readonly nodes: () => readonly NodeConfig[];
-  /** The proxy's usage of a node (the primary's ledger). */
+  /** The config in force (its chains and accounts); absent: node rows only. */
+  readonly config?: () => Pick<Config, 'chains' | 'accounts'>;
+  /** The proxy's usage of a node or an account's pool (`account:NAME`; the primary's ledger). */
   readonly used: (name: string) => number;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -41,19 +45,17 @@ export class FleetOperator implements Operator {
 
   async nodes(): Promise<NodesDocument> {
     const workers = await this.deps.workerViews();
-    const now = this.deps.clock.wallNow();
+    const now = new Date(this.deps.clock.wallNow());
+    const rows = mergeNodeViews(this.deps.nodes(), workers, this.#cordoned, this.deps.used, now);
+    const used = (name: string) => this.deps.used(accountUsageName(name));
+    const config = this.deps.config;
     return {
       source: 'server',
       pid: process.pid,
-      generated_at: new Date(now).toISOString(),
+      generated_at: now.toISOString(),
       workers: workers.length,
-      nodes: mergeNodeViews(
-        this.deps.nodes(),
-        workers,
-        this.#cordoned,
-        this.deps.used,
-        new Date(now),
-      ),
+      nodes: rows,
+      ...(config === undefined ? {} : chainParts(config(), rows, used, now)),
       events: this.events.list(),
     };
   }

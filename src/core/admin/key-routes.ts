@@ -1,12 +1,16 @@
 /**
  * The admin routes of client keys (issue 27), on the admin listener: the keys in force with
  * their usage, budget and next reset, and the runtime changes an operator makes without a
- * restart — revoke (refused at once, on every door), a new budget, a usage reset. They change
- * this process only; a reload keeps them (a revoked key stays revoked until its secret
- * changes), a restart forgets all but the usage, which quotas.json keeps.
+ * restart — revoke and un-revoke (refused at once, on every door), a new budget or the
+ * config's again, a usage reset. With `--workers` the primary answers them and every worker
+ * applies a change before the answer. A reload keeps them (a revoke names the key's secret, a
+ * budget the config's monthly_credits it replaced: see keys/key-overrides.ts). With replicas on
+ * Redis a change is written there before the answer and every other replica applies it at its
+ * next sync, restarts included; alone, a restart forgets all but the usage.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientKeys } from '../keys/client-keys.js';
+import type { KeyActivity, KeyCalls } from '../keys/key-activity.js';
 import type { KeyState } from '../keys/key-state.js';
 import { sendJson, sendStatus } from '../http/respond.js';
 
@@ -25,8 +29,8 @@ export interface KeyRow {
   readonly requests: Readonly<Record<string, number>>;
 }
 
-/** A key's row now. */
-export function keyRow(state: KeyState): KeyRow {
+/** A key's row now; `calls` replaces this process's calls with the fleet's (the workers'). */
+export function keyRow(state: KeyState, calls?: KeyCalls): KeyRow {
   const { used, periodStart } = state.usage();
   return {
     name: state.name,
@@ -36,27 +40,62 @@ export function keyRow(state: KeyState): KeyRow {
     period_start: periodStart,
     next_reset: state.nextResetDay(),
     revoked: state.revoked,
-    in_flight: state.inFlight,
-    requests: Object.fromEntries(state.counts),
+    in_flight: calls?.inFlight ?? state.inFlight,
+    requests: calls?.requests ?? Object.fromEntries(state.counts),
   };
 }
 
-const ACTION = /^\/admin\/keys\/([^/]+)\/(revoke|reset|budget\/(\d{1,16}))$/;
+/**
+ * What the key routes act on: the keys of this process — or, for the primary of `--workers`,
+ * the primary's copy of them (their usage is the primary's ledger) and the workers that serve
+ * them, which must hear every change and report their calls.
+ */
+export interface KeyAdmin {
+  readonly keys: ClientKeys;
+  /** The calls the workers served, summed; absent: this process's own. */
+  activity?(): Promise<KeyActivity>;
+  /** Hands the keys' runtime changes to every worker; resolves once each applied them. */
+  spread?(): Promise<void>;
+  /** With replicas on Redis: where the changes go so that every replica applies them. */
+  readonly fleet?: FleetKeyLink | undefined;
+}
+
+/** How a replica hands its keys' runtime changes to the fleet (cluster/key-override-sync.ts). */
+export interface FleetKeyLink {
+  /** Resolves once a sync wrote the changes made so far to Redis; false: Redis unreachable. */
+  publish(): Promise<boolean>;
+  /** Every other replica applies what Redis holds within this long (its sync interval). */
+  readonly withinMs: number;
+}
+
+/** What a change answers besides the key's row, with replicas. */
+export interface FleetWrite {
+  /** True: in Redis; false: Redis unreachable, sent at a later sync. */
+  readonly written: boolean;
+  readonly within_ms: number;
+}
+
+const ACTION = /^\/admin\/keys\/([^/]+)\/(revoke|unrevoke|reset|budget\/(\d{1,16}|config))$/;
 
 /**
- * Handles GET /admin/keys and POST /admin/keys/NAME/{revoke,reset,budget/CREDITS}; false for
- * other paths. `saved` writes quotas.json after a change of usage.
+ * Handles GET /admin/keys and POST /admin/keys/NAME/{revoke,unrevoke,reset,budget/CREDITS,
+ * budget/config}; false for other paths. `saved` writes quotas.json after a change of usage.
  */
 export function handleKeyRoute(
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
-  keys: ClientKeys,
+  admin: KeyAdmin,
   saved: () => Promise<void>,
 ): boolean {
+  const keys = admin.keys;
   if (path === '/admin/keys') {
     if (req.method !== 'GET') sendStatus(res, 405, 'Method Not Allowed', 'GET');
-    else sendJson(res, 200, { keys: keys.list().map(keyRow) });
+    else
+      void rows(admin).then(
+        (list) => sendJson(res, 200, { keys: list }),
+        (err: unknown) => sendJson(res, 500, { error: (err as Error).message }),
+      );
     return true;
   }
   const match = ACTION.exec(path);
@@ -72,14 +111,34 @@ export function handleKeyRoute(
     sendJson(res, 404, { error: `no key '${name}' (keys: ${known.join(', ') || 'none'})` });
     return true;
   }
-  let applied = Promise.resolve();
-  if (match[2] === 'revoke') state.revoked = true;
-  else if (match[2] === 'reset') applied = keys.resetUsage(state);
-  else state.budgetOverride = Number(match[3]);
-  applied.then(saved).then(
-    () => sendJson(res, 200, { key: keyRow(state) }),
-    (err: unknown) =>
-      sendJson(res, 500, { error: `applied but not saved: ${(err as Error).message}` }),
-  );
+  const action = match[2]!;
+  let fleet: Promise<FleetWrite | undefined> = Promise.resolve(undefined);
+  let applied: Promise<void>;
+  if (action === 'reset') applied = keys.resetUsage(state);
+  else {
+    if (action === 'revoke' || action === 'unrevoke') keys.setRevoked(state, action === 'revoke');
+    else keys.setBudget(state, match[3] === 'config' ? undefined : Number(match[3]));
+    applied = admin.spread?.() ?? Promise.resolve();
+    const link = admin.fleet;
+    if (link !== undefined)
+      fleet = link.publish().then((written) => ({ written, within_ms: link.withinMs }));
+  }
+  Promise.all([applied.then(saved), fleet])
+    .then(async ([, write]) => ({ list: await rows(admin), write }))
+    .then(
+      ({ list, write }) =>
+        sendJson(res, 200, {
+          key: list.find((row) => row.name === name) ?? keyRow(state),
+          ...(write === undefined ? {} : { fleet: write }),
+        }),
+      (err: unknown) =>
+        sendJson(res, 500, { error: `applied but not saved: ${(err as Error).message}` }),
+    );
   return true;
+}
+
+/** Every key's row, with the workers' calls when there are workers. */
+async function rows(admin: KeyAdmin): Promise<KeyRow[]> {
+  const activity = admin.activity === undefined ? undefined : await admin.activity();
+  return admin.keys.list().map((state) => keyRow(state, activity?.[state.name]));
 }

@@ -4,9 +4,11 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { Config } from '../config/types.js';
 import type { Topology } from '../routing/topology.js';
 import type { ReloadOutcome } from '../service-reload.js';
 import { ActivityWindow } from './activity-window.js';
+import { chainParts } from './chain-views.js';
 import { nodeViews, type NodeView } from './node-view.js';
 import { EventLog, type NodesDocument, type Operator } from './operator.js';
 
@@ -24,6 +26,8 @@ export class LocalOperator implements Operator {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly reloader: () => ReloadOutcome,
+    /** The config in force (its chains and accounts); absent: node rows only. */
+    private readonly config?: () => Pick<Config, 'chains' | 'accounts'>,
   ) {
     this.events = new EventLog(() => clock.wallNow());
     this.sample();
@@ -40,16 +44,20 @@ export class LocalOperator implements Operator {
 
   /** This process's rows. */
   views(): NodeView[] {
-    return nodeViews(this.topology.table, this.clock, this.#activity);
+    return nodeViews(this.topology, this.clock, this.#activity);
   }
 
   nodes(): Promise<NodesDocument> {
+    const now = new Date(this.clock.wallNow());
+    const rows = this.views();
+    const used = (name: string) => this.topology.account(name)?.usage.used ?? 0;
     return Promise.resolve({
       source: 'server',
       pid: process.pid,
-      generated_at: new Date(this.clock.wallNow()).toISOString(),
+      generated_at: now.toISOString(),
       workers: 1,
-      nodes: this.views(),
+      nodes: rows,
+      ...(this.config === undefined ? {} : chainParts(this.config(), rows, used, now)),
       events: this.events.list(),
     });
   }

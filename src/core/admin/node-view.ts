@@ -8,9 +8,11 @@ import { nodeChainReport } from '../chain/chain-report.js';
 import type { ChainState } from '../chain/chain-state.js';
 import type { Clock } from '../clock.js';
 import type { NodeConfig } from '../config/types.js';
+import { configuredBlockRange } from '../node/logs-limits.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { nextReset } from '../quota/billing-period.js';
 import type { RoutingTable } from '../routing/routing-table.js';
+import type { Topology } from '../routing/topology.js';
 import type { ActivityWindow } from './activity-window.js';
 
 /** A node's state for an operator. */
@@ -20,6 +22,10 @@ export type NodeState = 'up' | 'penalized' | 'cordoned' | 'unknown';
 export interface NodeView {
   readonly name: string;
   readonly tier: number;
+  /** The chain it serves (only with `[[chains]]`). */
+  readonly chain?: string;
+  /** The provider account billed for it (only when it names one). */
+  readonly account?: string;
   /** 1-based position in the routing order now (the order requests try nodes in). */
   readonly rank: number;
   readonly state: NodeState;
@@ -46,6 +52,12 @@ export interface NodeView {
   readonly next_reset: string;
   readonly requests_last_minute: number;
   readonly failures_last_minute: number;
+  /** Most blocks per eth_getLogs as configured (node table or price list); null: none. */
+  readonly logs_block_range?: number | null;
+  /** Most blocks per eth_getLogs the node's errors taught; null: nothing learned. */
+  readonly logs_block_range_learned?: number | null;
+  /** Most logs per eth_getLogs answer the node's errors taught; null: nothing learned. */
+  readonly logs_results_learned?: number | null;
 }
 
 const finite = (value: number): number | null => (Number.isFinite(value) ? value : null);
@@ -63,6 +75,23 @@ function limitsOf(config: NodeConfig, today: Date) {
     spillover_threshold: finite(config.spilloverThreshold),
     monthly_limit: config.monthlyLimit ?? null,
     next_reset: nextReset(today, config.resetDay),
+    logs_block_range: configuredBlockRange(config) ?? null,
+  };
+}
+
+/** What the node's errors taught about its eth_getLogs limits (null: nothing). */
+function learnedOf(node: UpstreamNode) {
+  return {
+    logs_block_range_learned: node.logsLimits.blockRange ?? null,
+    logs_results_learned: node.logsLimits.results ?? null,
+  };
+}
+
+/** Its chain (with `[[chains]]`) and account (when it names one); nothing for a plain config. */
+function billingOf(config: NodeConfig): { chain?: string; account?: string } {
+  return {
+    ...(config.chain === undefined ? {} : { chain: config.chain }),
+    ...(config.account === undefined ? {} : { account: config.account }),
   };
 }
 
@@ -88,6 +117,7 @@ function viewOf(
   return {
     name: node.name,
     tier: node.config.tier,
+    ...billingOf(node.config),
     rank,
     state: stateOf(node.cordoned, penalized, node.ema.isMeasured),
     cordoned: node.cordoned,
@@ -103,15 +133,26 @@ function viewOf(
     requests_last_minute: recent.requestsLastMinute,
     failures_last_minute: recent.failuresLastMinute,
     ...limitsOf(node.config, today),
+    ...learnedOf(node),
   };
 }
 
-/** The rows of this process's nodes, in config order. */
-export function nodeViews(table: RoutingTable, clock: Clock, activity: ActivityWindow): NodeView[] {
+/**
+ * The rows of this process's nodes, in config order. A node's rank is its place in its own
+ * chain's walk order, and its head and lag are judged in its chain's state.
+ */
+export function nodeViews(
+  topology: Pick<Topology, 'table' | 'slot'>,
+  clock: Clock,
+  activity: ActivityWindow,
+): NodeView[] {
   const today = new Date(clock.wallNow());
-  return table.all.map((node) =>
-    viewOf(node, table.ranked.indexOf(node) + 1, clock, activity, today, table.chain),
-  );
+  const all = topology.table;
+  return all.all.map((node) => {
+    const chain = node.config.chain;
+    const table: RoutingTable = chain === undefined ? all : (topology.slot(chain)?.table ?? all);
+    return viewOf(node, table.ranked.indexOf(node) + 1, clock, activity, today, table.chain);
+  });
 }
 
 function pickOf(
@@ -141,6 +182,7 @@ function mergeOne(
   return {
     name: config.name,
     tier: config.tier,
+    ...billingOf(config),
     rank: rows[0]?.rank ?? 0,
     state: stateOf(cordoned, latest !== undefined, latency !== null),
     cordoned,
@@ -162,6 +204,15 @@ function mergeOne(
     requests_last_minute: sum((row) => row.requests_last_minute),
     failures_last_minute: sum((row) => row.failures_last_minute),
     ...limitsOf(config, today),
+    // Each worker learns from its own traffic: the lowest limit any worker was taught.
+    logs_block_range_learned: pickOf(
+      rows.map((row) => row.logs_block_range_learned),
+      Math.min,
+    ),
+    logs_results_learned: pickOf(
+      rows.map((row) => row.logs_results_learned),
+      Math.min,
+    ),
   };
 }
 

@@ -4,6 +4,7 @@
  * (service-primary.ts).
  */
 import type { ReloadOutcome } from '../service-reload.js';
+import type { ChainParts } from './chain-views.js';
 import type { NodeView } from './node-view.js';
 
 /** Something an operator wants to hear of: a penalty, a recovery, a cordon. */
@@ -16,8 +17,8 @@ export interface AdminEvent {
   readonly detail: string | null;
 }
 
-/** GET /admin/nodes. */
-export interface NodesDocument {
+/** GET /admin/nodes (`chains` with `[[chains]]`, `accounts` with `[[accounts]]`). */
+export interface NodesDocument extends ChainParts {
   readonly source: 'server';
   readonly pid: number;
   readonly generated_at: string;

@@ -28,6 +28,16 @@ function blockOfResult(result: unknown): number | undefined {
   return quantity(object.blockNumber ?? object.number);
 }
 
+/** An eth_getLogs filter over numbered blocks, all at or below the finalized `head`. */
+function logsRangeFinal(params: unknown, head: number): boolean {
+  const filter: unknown = Array.isArray(params) ? params[0] : undefined;
+  if (typeof filter !== 'object' || filter === null) return false;
+  const { fromBlock, toBlock } = filter as { fromBlock?: unknown; toBlock?: unknown };
+  const from = quantity(fromBlock);
+  const to = quantity(toBlock);
+  return from !== undefined && to !== undefined && from <= to && to <= head;
+}
+
 /**
  * Whether a non-null `result` of a `final` rule is final. `params` is the parsed canonical
  * params (undefined when the request had none).
@@ -41,6 +51,7 @@ export function isFinal(
 ): boolean {
   if (check === 'solana_commitment') return solanaCommitment(params) === 'finalized';
   if (head === undefined) return false;
+  if (check === 'evm_logs_range') return logsRangeFinal(params, head);
   const block =
     check === 'evm_result_block'
       ? blockOfResult(result)

@@ -82,6 +82,20 @@ describe('ChainState', () => {
     expect(chain.headOf(b, FINAL, clock.now())).toBe(319_999_960);
   });
 
+  it('gives a recent head only from a node that showed its head, not from the last log it returned', () => {
+    const { clock, chain, a } = setup();
+    // The last log of a range is where the logs end, not where the chain is.
+    chain.observe(a, EVM, 29_901, Bound.atLeast, clock.now());
+    expect(chain.recentHead(EVM, clock.now(), 1000)).toBe(-1);
+    // Nor is a null for block 30,000: the head is below it, not at 29,999.
+    chain.observe(a, EVM, 30_000, Bound.below, clock.now());
+    expect(chain.recentHead(EVM, clock.now(), 1000)).toBe(-1);
+    chain.observe(a, EVM, 30_000, Bound.exact, clock.now());
+    expect(chain.recentHead(EVM, clock.now(), 1000)).toBe(30_000);
+    clock.advance(1001);
+    expect(chain.recentHead(EVM, clock.now(), 1000)).toBe(-1);
+  });
+
   it('lower bounds only raise, upper bounds only lower', () => {
     const { clock, chain, a } = setup();
     chain.observe(a, EVM, 100, Bound.exact, clock.now());

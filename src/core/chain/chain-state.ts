@@ -55,6 +55,13 @@ export class NodeHeads {
   /** -1: never seen. */
   readonly values = new Float64Array(SLOTS).fill(-1);
   readonly seenAt = new Float64Array(SLOTS);
+  /**
+   * What the last reading in a slot was (a Bound): the head itself (eth_blockNumber, getSlot),
+   * an upper bound (a null for the next block: behind it, so known to be behind), or only a
+   * lower bound (a log's or receipt's block): the node is at least there, maybe further — not
+   * known to be behind anything above it, and no reading of the chain's head now.
+   */
+  readonly bound = new Uint8Array(SLOTS);
   /** Set by the chain-identity check: never counted, never routed to. */
   wrongChain = false;
 
@@ -184,6 +191,7 @@ export class ChainState {
     if (heads.values[slot] !== value || current === -1) this.#version++;
     heads.values[slot] = value;
     heads.seenAt[slot] = now;
+    heads.bound[slot] = bound;
     this.active = true;
   }
 
@@ -209,13 +217,20 @@ export class ChainState {
   }
 
   /**
-   * `knownHead`, but only when some node's sample in `slot` is at most `ageMs` old, else -1:
-   * for readers that would otherwise ask the network for the head right now (gap fill).
+   * `knownHead`, but only when some node showed its head itself in `slot` at most `ageMs` ago,
+   * else -1: for readers that would otherwise ask the network for the head right now (gap fill,
+   * an eth_getLogs `latest`). A bound is no head: a range of logs ends where the logs do, not
+   * where the chain does, and a null for block N says only that the head is below N.
    */
   recentHead(slot: number, now: number, ageMs: number): number {
     let newest = -Infinity;
     for (const heads of this.#nodes.values()) {
-      if (!heads.wrongChain && heads.values[slot]! >= 0 && heads.seenAt[slot]! > newest)
+      if (
+        !heads.wrongChain &&
+        heads.values[slot]! >= 0 &&
+        heads.bound[slot] === Bound.exact &&
+        heads.seenAt[slot]! > newest
+      )
         newest = heads.seenAt[slot]!;
     }
     return now - newest <= ageMs ? this.knownHead(slot, now) : -1;

@@ -8,7 +8,6 @@ import {
   absoluteSlotOf,
   blockNumberOfResult,
   blockParamOf,
-  commitmentOf,
   contextSlotOf,
   errorContextSlotOf,
   isNullResult,
@@ -16,6 +15,7 @@ import {
   resultNumberOf,
   slotsBehindOf,
 } from '../protocol/head-scan.js';
+import { askCommitment, askMinContextSlot, packAsk, solanaAskOf } from '../protocol/request-ask.js';
 import { Bound, Family, Level, headSlot, type ChainState, type NodeHeads } from './chain-state.js';
 import { Reads, Tolerance, type MethodHeads } from './method-heads.js';
 
@@ -23,25 +23,43 @@ import { Reads, Tolerance, type MethodHeads } from './method-heads.js';
 export const reading = { slot: 0, value: -1, bound: Bound.exact as Bound };
 
 const HEADER_NOT_FOUND = Buffer.from('header not found', 'latin1');
+const NO_BYTES = Buffer.alloc(0);
 
 /**
- * The last request body whose commitment was scanned, and what it was: admission and settling
- * ask for the same request's commitment, so the second ask is one identity compare, not two
- * more byte scans. Bodies are never written to once parsed, so the same Buffer is the same
- * commitment.
+ * A request as the chain reads it: its bytes, and what they ask of heads (request-ask.ts,
+ * packed) once read — kept on it, so admission's lag check, the reading of its answer and the
+ * stale check read the bytes once per request. A request's own routing state is one (it keeps
+ * the ask its parse read); a bare `{ requestBody }` works too.
  */
-let lastBody: Buffer | undefined;
-let lastCommitment: Level = Level.finalized;
+export interface AskingRequest {
+  readonly requestBody?: Buffer | undefined;
+  headAsk?: number | undefined;
+}
+
+/** A request with no bytes at hand: finalized, no minContextSlot (the RPC's defaults). */
+const DEFAULT_ASK = packAsk(Level.finalized, -1);
+
+function askOf(request: AskingRequest | undefined): number {
+  if (request === undefined) return DEFAULT_ASK;
+  let ask = request.headAsk;
+  if (ask === undefined) {
+    const body = request.requestBody;
+    if (body === undefined) return DEFAULT_ASK;
+    ask = solanaAskOf(body);
+    request.headAsk = ask;
+  }
+  return ask;
+}
 
 /** The head slot a request is judged in: its family and commitment level. */
-export function slotOfRequest(heads: MethodHeads, body: Buffer | undefined): number {
+export function slotOfRequest(heads: MethodHeads, request: AskingRequest | undefined): number {
   if (heads.family === Family.evm) return headSlot(Family.evm, Level.latest);
-  if (body === undefined) return headSlot(Family.solana, Level.finalized);
-  if (body !== lastBody) {
-    lastCommitment = commitmentOf(body);
-    lastBody = body;
-  }
-  return headSlot(Family.solana, lastCommitment);
+  return headSlot(Family.solana, askCommitment(askOf(request)));
+}
+
+/** A Solana request's `minContextSlot` (-1: none), read once per request. */
+export function minContextSlotOfRequest(request: AskingRequest | undefined): number {
+  return askMinContextSlot(askOf(request));
 }
 
 /** The most a node may be behind to serve a method (slots/blocks); Infinity: not judged. */
@@ -56,7 +74,7 @@ function evmLevel(tag: number): Level {
 }
 
 /** Reads a successful answer's head into `reading`; false when it shows none. */
-function readSuccess(heads: MethodHeads, request: Buffer, body: Buffer): boolean {
+function readSuccess(heads: MethodHeads, request: AskingRequest, body: Buffer): boolean {
   let value = -1;
   reading.bound = Bound.exact;
   reading.slot = slotOfRequest(heads, request);
@@ -78,7 +96,7 @@ function readSuccess(heads: MethodHeads, request: Buffer, body: Buffer): boolean
       reading.bound = Bound.atLeast;
       break;
     case Reads.blockByNumber: {
-      const tag = blockParamOf(request, 0);
+      const tag = blockParamOf(request.requestBody ?? NO_BYTES, 0);
       if (tag >= 0) {
         // A block by number: it exists (a lower bound), or null says the node lacks it.
         value = tag;
@@ -98,7 +116,7 @@ function readSuccess(heads: MethodHeads, request: Buffer, body: Buffer): boolean
 function readError(
   chain: ChainState,
   heads: MethodHeads,
-  request: Buffer,
+  request: AskingRequest,
   body: Buffer,
   now: number,
 ): boolean {
@@ -117,7 +135,7 @@ function readError(
     return reading.value >= 0;
   }
   if (heads.blockParam < 0 || body.indexOf(HEADER_NOT_FOUND) === -1) return false;
-  const block = blockParamOf(request, heads.blockParam);
+  const block = blockParamOf(request.requestBody ?? NO_BYTES, heads.blockParam);
   if (block < 0) return false;
   reading.value = block;
   reading.bound = Bound.below;
@@ -132,7 +150,7 @@ export function readAnswer(
   chain: ChainState,
   node: NodeHeads,
   heads: MethodHeads,
-  request: Buffer,
+  request: AskingRequest,
   body: Buffer,
   failed: boolean,
   now: number,

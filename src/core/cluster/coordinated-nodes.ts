@@ -9,12 +9,13 @@ import type { CoordinatedNode } from './redis-coordinator.js';
  * must switch keys at the boundary, not at its next quotas.json flush.
  */
 export function coordinatedNodes(
-  configs: readonly NodeConfig[],
+  /** Nodes, and provider accounts as their usage entries (`account:NAME`, config-chains.ts). */
+  configs: readonly Pick<NodeConfig, 'name' | 'resetDay' | 'rpsLimit' | 'maxConcurrent'>[],
   ledger: UsageLedger,
   wallNow: number,
   onRollover: (events: readonly RolloverEvent[]) => void,
-  /** More counters synced like nodes' usage, with no limits to split (client keys). */
-  counted: readonly PeriodNode[] = [],
+  /** More counters synced like nodes' usage, with the limits to split (client keys). */
+  counted: readonly CountedUsage[] = [],
 ): CoordinatedNode[] {
   const all: readonly PeriodNode[] = counted.length === 0 ? configs : [...configs, ...counted];
   const events = rollover(ledger, all, new Date(wallNow));
@@ -25,12 +26,21 @@ export function coordinatedNodes(
     concurrentLimit: config.maxConcurrent,
     period: ledger.periodStart(config.name)!,
   }));
-  for (const { name } of counted)
+  for (const { name, rpsLimit, concurrentLimit, perIpLimit } of counted)
     nodes.push({
       name,
-      rpsLimit: Infinity,
-      concurrentLimit: Infinity,
+      rpsLimit: rpsLimit ?? Infinity,
+      concurrentLimit: concurrentLimit ?? Infinity,
+      ...(perIpLimit === undefined ? {} : { perIpLimit }),
       period: ledger.periodStart(name)!,
     });
   return nodes;
+}
+
+/** A counter kept beside the nodes' (a client key's usage) and the limits shared with it. */
+export interface CountedUsage extends PeriodNode {
+  readonly rpsLimit?: number | undefined;
+  readonly concurrentLimit?: number | undefined;
+  /** A per-client-IP rate (a key's per_ip_rps), split with the rate's demand. */
+  readonly perIpLimit?: number | undefined;
 }

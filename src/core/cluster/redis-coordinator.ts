@@ -16,6 +16,7 @@ import type { ClusterConfig } from '../config/types.js';
 import type { ClusterSample } from '../metrics.js';
 import { ReservationPace } from '../quota/reservation-pace.js';
 import type { SharedUsageLedger } from '../quota/shared-usage-ledger.js';
+import type { OverrideChannel } from './key-override-sync.js';
 import type { NodeSync, RedisStore, SyncResult } from './redis-store.js';
 import { ShareGate, smoothDemand, splitLimit } from './shares.js';
 
@@ -25,6 +26,8 @@ export interface CoordinatedNode {
   /** Provider limits to split (Infinity = none). */
   readonly rpsLimit: number;
   readonly concurrentLimit: number;
+  /** A per-client-IP rate to split too, by the rate's demand (client keys' per_ip_rps). */
+  readonly perIpLimit?: number;
   /** First day of its current billing period. */
   readonly period: string;
 }
@@ -34,8 +37,11 @@ export interface ShareTarget {
   nodes(): readonly CoordinatedNode[];
   /** Demand since the last call: rate tokens wanted (a count), requests wanted in flight. */
   takeDemand(name: string): { readonly rps: number; readonly concurrent: number };
-  /** This replica now enforces `rps` and `concurrent` of the node's limits. */
-  applyShare(name: string, rps: number, concurrent: number): void;
+  /**
+   * This replica now enforces `rps` and `concurrent` of the node's limits (and `perIp` of its
+   * per-IP rate, for a counter that has one).
+   */
+  applyShare(name: string, rps: number, concurrent: number, perIp?: number): void;
 }
 
 /** Syncs a joining replica waits for before it serves (its shares grow in over a few syncs). */
@@ -47,6 +53,7 @@ const STOP_SYNC_MS = 3000;
 interface Gates {
   readonly rps: ShareGate;
   readonly concurrent: ShareGate;
+  readonly perIp: ShareGate;
 }
 
 /** Coordinates this replica's limits and usage with the others through Redis. */
@@ -68,6 +75,8 @@ export class RedisCoordinator {
   readonly #paces = new Map<string, ReservationPace>();
   /** This process among the members of its name: a restart under the same name is another. */
   readonly #member: { readonly id: string; readonly incarnation: string };
+  /** Callers of `nextSync`, told how the next sync to start went. */
+  #waiting: Array<(ok: boolean) => void> = [];
 
   constructor(
     private readonly store: RedisStore,
@@ -76,6 +85,7 @@ export class RedisCoordinator {
     private readonly ledger: SharedUsageLedger,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly overrides?: OverrideChannel,
   ) {
     this.#lastDemandAt = clock.now();
     this.#member = { id: cluster.replicaId, incarnation: randomBytes(6).toString('hex') };
@@ -120,6 +130,15 @@ export class RedisCoordinator {
     this.store.close();
   }
 
+  /**
+   * Resolves once the next sync to start is done: true when it reached Redis (what was changed
+   * before this call — a key's revoke, say — is written there), false when it did not.
+   */
+  nextSync(): Promise<boolean> {
+    if (this.#stopped) return Promise.resolve(false);
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
   /** Zeroes the fleet's usage of `names` (seen by every replica at its next sync). */
   async reset(names: readonly string[]): Promise<void> {
     const nodes = this.target.nodes().filter((node) => names.includes(node.name));
@@ -149,6 +168,14 @@ export class RedisCoordinator {
 
   /** One sync; false when Redis could not be reached (nothing is lost). */
   async #sync(): Promise<boolean> {
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    const ok = await this.#syncOnce();
+    for (const tell of waiting) tell(ok);
+    return ok;
+  }
+
+  async #syncOnce(): Promise<boolean> {
     const nodes = this.target.nodes();
     const now = this.clock.now();
     const seconds = Math.max((now - this.#lastDemandAt) / 1000, 0.001);
@@ -174,15 +201,18 @@ export class RedisCoordinator {
         wantedConcurrent: demand.concurrent,
       };
     });
+    const push = this.overrides?.outgoing();
     let result: SyncResult;
     try {
-      result = await this.store.sync(this.#member, this.cluster.leaseTtlMs, batch.seq, request);
+      const { leaseTtlMs } = this.cluster;
+      result = await this.store.sync(this.#member, leaseTtlMs, batch.seq, request, push);
     } catch (err) {
-      // The batch stays as it is, to be sent again under its number.
+      // The batch stays as it is, to be sent again under its number (and the keys' changes).
       this.#failed(err as Error);
       return false;
     }
     this.#succeeded(nodes, result);
+    if (push !== undefined) this.overrides!.incoming(push, result.overrides);
     return true;
   }
 
@@ -218,7 +248,11 @@ export class RedisCoordinator {
       const concurrent = gates.concurrent.next(
         splitLimit(node.concurrentLimit, state.concurrentDemand).get(me) ?? 0,
       );
-      this.#apply(node.name, rps, concurrent);
+      const perIp =
+        node.perIpLimit === undefined
+          ? undefined
+          : gates.perIp.next(splitLimit(node.perIpLimit, state.rpsDemand).get(me) ?? 0);
+      this.#apply(node.name, rps, concurrent, perIp);
     }
   }
 
@@ -243,30 +277,33 @@ export class RedisCoordinator {
       'cluster: Redis unreachable past the lease; each limit falls back to a fraction',
     );
     this.#fallback = true;
+    const part = (limit: number) =>
+      Number.isFinite(limit) ? Math.floor(limit * fraction) : Infinity;
     for (const node of this.target.nodes()) {
-      const rps = Number.isFinite(node.rpsLimit) ? Math.floor(node.rpsLimit * fraction) : Infinity;
-      const concurrent = Number.isFinite(node.concurrentLimit)
-        ? Math.floor(node.concurrentLimit * fraction)
-        : Infinity;
+      const rps = part(node.rpsLimit);
+      const concurrent = part(node.concurrentLimit);
+      const perIp = node.perIpLimit === undefined ? undefined : part(node.perIpLimit);
       // The fallback is safe by itself (a fixed fraction): taken at once, and the gates start
       // from it, so syncs that resume grow from there.
       this.#gates.set(node.name, {
         rps: new ShareGate(rps),
         concurrent: new ShareGate(concurrent),
+        perIp: new ShareGate(perIp ?? Infinity),
       });
-      this.#apply(node.name, rps, concurrent);
+      this.#apply(node.name, rps, concurrent, perIp);
     }
   }
 
-  #apply(name: string, rps: number, concurrent: number): void {
+  #apply(name: string, rps: number, concurrent: number, perIp: number | undefined): void {
     this.#shares.set(name, { rps, concurrent });
-    this.target.applyShare(name, rps, concurrent);
+    if (perIp === undefined) this.target.applyShare(name, rps, concurrent);
+    else this.target.applyShare(name, rps, concurrent, perIp);
   }
 
   #gatesOf(name: string): Gates {
     let gates = this.#gates.get(name);
     if (gates === undefined) {
-      gates = { rps: new ShareGate(), concurrent: new ShareGate() };
+      gates = { rps: new ShareGate(), concurrent: new ShareGate(), perIp: new ShareGate() };
       this.#gates.set(name, gates);
     }
     return gates;

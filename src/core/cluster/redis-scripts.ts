@@ -11,6 +11,9 @@
  *   <prefix>:life                   "<run_id> <ms>": this Redis life and when it began
  *   <prefix>:seq:<member>           the last batch number applied for a member
  *   <prefix>:members, <prefix>:demand:<node>  live members and their demand
+ *   <prefix>:keys                   hash, client keys' runtime changes (keys/key-overrides.ts):
+ *                                   field → "<version> <value>", and "~clock", the highest
+ *                                   version given (see OVERRIDES_LUA)
  */
 
 /** Usage keys expire well after their billing period (a month and a bit). */
@@ -18,6 +21,42 @@ export const USAGE_TTL_MS = 40 * 24 * 3600 * 1000;
 
 /** Arguments per node in SYNC_SCRIPT, after the six leading ones. */
 const SYNC_NODE_ARGS = 9;
+
+/**
+ * Client keys' runtime changes, in the sync (after the nodes' arguments: the clock the member
+ * last saw, a count, then field, version, value per field). A field sent with version 0 is a
+ * change made on that member: it gets the next version — Redis' time in ms, above every version
+ * given so far. A field sent with its version is one the member holds and Redis lost or holds
+ * older: written back unless Redis holds it newer. Nothing is ever deleted (an un-revoke is a
+ * value), so a field Redis does not hold is one it lost. The hash is read back only when
+ * something was written or the clock is not the one the member saw: most syncs read one field.
+ */
+const OVERRIDES_LUA = `
+local overrides = false
+local obase = 7 + count * ${SYNC_NODE_ARGS}
+if ARGV[obase] ~= nil and ARGV[obase] ~= '-' then
+  local okey = prefix .. ':keys'
+  local seen, pushes = tonumber(ARGV[obase]), tonumber(ARGV[obase + 1])
+  local stored = tonumber(redis.call('HGET', okey, '~clock') or '0')
+  local clock = stored
+  for i = 0, pushes - 1 do
+    local at = obase + 2 + i * 3
+    local field, version, value = ARGV[at], tonumber(ARGV[at + 1]), ARGV[at + 2]
+    if version == 0 then
+      clock = math.max(now, clock + 1)
+      redis.call('HSET', okey, field, string.format('%d ', clock) .. value)
+    else
+      local held = redis.call('HGET', okey, field)
+      local had = held and tonumber(string.match(held, '^(%d+) ')) or -1
+      if had < version then redis.call('HSET', okey, field, string.format('%d ', version) .. value) end
+      if version > clock then clock = version end
+    end
+  end
+  if clock ~= stored then redis.call('HSET', okey, '~clock', string.format('%d', clock)) end
+  redis.call('PEXPIRE', okey, ${USAGE_TTL_MS})
+  if pushes > 0 or clock ~= seen then overrides = redis.call('HGETALL', okey) end
+end
+`;
 
 /**
  * One sync of one member. The healing rule, per node (issue 30):
@@ -133,7 +172,8 @@ for n = 0, count - 1 do
   redis.call('PEXPIRE', dkey, ttl * 10)
   nodes[#nodes + 1] = { name, used, stored_epoch, redis.call('HGETALL', dkey) }
 end
-return cjson.encode({ alive, nodes, life })
+${OVERRIDES_LUA}
+return cjson.encode({ alive, nodes, life, overrides })
 `;
 
 /** Zeroes usage in a new epoch; heal level and reserves go with it (a reset is not a loss). */

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ClusterConfig } from '../config/types.js';
+import type { OverridePush, OverrideReply } from '../keys/key-overrides.js';
 import { READ_SCRIPT, RESET_SCRIPT, SYNC_SCRIPT } from './redis-scripts.js';
 import type { Demand } from './shares.js';
 
@@ -48,6 +49,8 @@ export interface SyncResult {
   readonly nodes: ReadonlyMap<string, NodeState>;
   /** Which redis-server process answered (its run_id: a restart is a new life). */
   readonly life: string;
+  /** Client keys' runtime changes, when read (the clock moved, or some were sent). */
+  readonly overrides?: OverrideReply;
 }
 
 /** The part of the Redis client this store uses (node-redis). */
@@ -64,6 +67,23 @@ const keyName = (name: string): string => encodeURIComponent(name);
 
 function sha1(text: string): string {
   return createHash('sha1').update(text).digest('hex');
+}
+
+/** The keys hash as HGETALL returns it (cjson: {} when empty), parsed. */
+function overridesOf(flat: unknown): OverrideReply | undefined {
+  if (flat === false || flat === null || flat === undefined) return undefined;
+  const list = Array.isArray(flat) ? (flat as string[]) : [];
+  const fields = new Map<string, { version: number; value: string }>();
+  let clock = 0;
+  for (let i = 0; i + 1 < list.length; i += 2) {
+    const text = list[i + 1]!;
+    if (list[i] === '~clock') clock = Number(text);
+    else {
+      const space = text.indexOf(' ');
+      fields.set(list[i]!, { version: Number(text.slice(0, space)), value: text.slice(space + 1) });
+    }
+  }
+  return { clock, fields };
 }
 
 function demandsOf(flat: readonly string[]): { rps: Demand[]; concurrent: Demand[] } {
@@ -126,13 +146,15 @@ export class RedisStore {
 
   /**
    * One sync: books batch `seq` of `nodes`' deltas (once, however often it is sent), sets the
-   * reserves of this incarnation of `member`, heartbeats it, reads totals, members and demand.
+   * reserves of this incarnation of `member`, heartbeats it, reads totals, members and demand;
+   * with `overrides`, writes client keys' runtime changes and reads the fleet's.
    */
   async sync(
     member: { readonly id: string; readonly incarnation: string },
     leaseTtlMs: number,
     seq: number,
     nodes: readonly NodeSync[],
+    overrides?: OverridePush,
   ): Promise<SyncResult> {
     const args: Array<string | number> = [this.#prefix, member.id, leaseTtlMs, nodes.length, seq];
     args.push(member.incarnation);
@@ -141,10 +163,16 @@ export class RedisStore {
       args.push(keyName(name), period, delta, floor, floorLife, epoch, reserve);
       args.push(Math.round(node.wantedRps * 100) / 100, node.wantedConcurrent);
     }
+    if (overrides === undefined) args.push('-');
+    else {
+      args.push(overrides.seen, overrides.fields.length);
+      for (const { field, version, value } of overrides.fields) args.push(field, version, value);
+    }
     const reply = JSON.parse(String(await this.#eval(SYNC_SCRIPT, args))) as [
       string[],
       Array<[string, number, number, string[] | Record<string, never>]>,
       string,
+      unknown,
     ];
     const states = new Map<string, NodeState>();
     reply[1].forEach(([, used, epoch, flat], i) => {
@@ -152,7 +180,9 @@ export class RedisStore {
       const { rps, concurrent } = demandsOf(Array.isArray(flat) ? flat : []);
       states.set(nodes[i]!.name, { used, epoch, rpsDemand: rps, concurrentDemand: concurrent });
     });
-    return { members: Array.isArray(reply[0]) ? reply[0] : [], nodes: states, life: reply[2] };
+    const members = Array.isArray(reply[0]) ? reply[0] : [];
+    const read = overridesOf(reply[3]);
+    return { members, nodes: states, life: reply[2], ...(read ? { overrides: read } : {}) };
   }
 
   /** Zeroes the usage of `nodes` in their periods (a new epoch every replica sees). */

@@ -2,6 +2,7 @@
  * `cascade quota show|reset` against the fleet's usage in Redis, when no server of this
  * machine holds the quotas file: read, or reset, each node's key of its current period.
  */
+import { accountEntries } from '../config/config-chains.js';
 import type { Config } from '../config/types.js';
 import { keyPeriods } from '../keys/client-keys.js';
 import type { PeriodNode } from '../quota/rollover.js';
@@ -33,15 +34,19 @@ async function withStore<T>(config: Config, use: (store: RedisStore) => Promise<
 }
 
 /**
- * The fleet's usage of every node in its current period, by name — and of every client key
- * (`key:NAME`, their budgets shared by the replicas as the nodes' usage is).
+ * The fleet's usage of every node in its current period, by name — and of every provider
+ * account's pool (`account:NAME`) and client key (`key:NAME`), shared by the replicas as the
+ * nodes' usage is.
  */
 export function readSharedUsage(
   config: Config,
   today: Date,
 ): Promise<Map<string, { used: number; periodStart: string }>> {
   return withStore(config, async (store) => {
-    const nodes = periods([...config.nodes, ...keyPeriods(config.keys?.keys ?? [])], today);
+    const nodes = periods(
+      [...config.nodes, ...accountEntries(config), ...keyPeriods(config.keys?.keys ?? [])],
+      today,
+    );
     const used = await store.read(nodes);
     return new Map(
       nodes.map((node, i) => [node.name, { used: used[i]!, periodStart: node.period }]),
@@ -49,7 +54,10 @@ export function readSharedUsage(
   });
 }
 
-/** Zeroes the fleet's usage of `names` (every replica sees it at its next sync). */
+/**
+ * Zeroes the fleet's usage of `names` — nodes, and accounts' pools as `account:NAME` (every
+ * replica sees it at its next sync).
+ */
 export function resetSharedUsage(
   config: Config,
   names: readonly string[],
@@ -58,7 +66,7 @@ export function resetSharedUsage(
   return withStore(config, (store) =>
     store.reset(
       periods(
-        config.nodes.filter((node) => names.includes(node.name)),
+        [...config.nodes, ...accountEntries(config)].filter((entry) => names.includes(entry.name)),
         today,
       ),
     ),

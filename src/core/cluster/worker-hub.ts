@@ -5,6 +5,8 @@
  * usage and that worker's share of each node's limits — the replica's limits (the configured
  * ones, or this replica's share of the fleet's when replicas share through Redis) split
  * between the live workers by demand. Penalties a worker learns are passed on to the others.
+ * Client keys' counters (`key:NAME`) travel the same way as nodes': a key's usage is booked in
+ * the primary's ledger, its limits split between the workers by each one's demand for the key.
  */
 import type { UsageLedger } from '../quota/usage-ledger.js';
 import type { CoordinatedNode, ShareTarget } from './redis-coordinator.js';
@@ -28,10 +30,22 @@ export interface PrimaryState {
   readonly t: 'state';
   /** The fleet's usage per node: [credits, epoch]. */
   readonly totals: Readonly<Record<string, readonly [number, number]>>;
-  /** This worker's share per node: [rps, concurrent] (null = no limit). */
-  readonly shares: Readonly<Record<string, readonly [number | null, number | null]>>;
+  /**
+   * This worker's share per node: [rps, concurrent] (null = no limit); a client key's counter
+   * (`key:NAME`) carries a third, its share of per_ip_rps, when the key has one.
+   */
+  readonly shares: Readonly<Record<string, WorkerShare>>;
   /** Penalties other workers learned: [node, seconds] (0 = recovered). */
   readonly penalties: ReadonlyArray<readonly [string, number]>;
+}
+
+/** One worker's share of one node's (or key's) limits: [rps, concurrent, per-IP rps?]. */
+export type WorkerShare = readonly [number | null, number | null, (number | null)?];
+
+interface Gates {
+  readonly rps: ShareGate;
+  readonly concurrent: ShareGate;
+  readonly perIp: ShareGate;
 }
 
 interface WorkerState {
@@ -39,7 +53,7 @@ interface WorkerState {
   readonly concurrent: Map<string, number>;
   /** Smoothed demand per node: the weights of the split. */
   readonly smoothed: Map<string, { rps: number; concurrent: number }>;
-  readonly gates: Map<string, { rps: ShareGate; concurrent: ShareGate }>;
+  readonly gates: Map<string, Gates>;
   /** Penalties learned by other workers, not yet told to this one. */
   inbox: Array<readonly [string, number]>;
 }
@@ -50,7 +64,7 @@ const finite = (value: number): number | null => (Number.isFinite(value) ? value
 export class WorkerHub implements ShareTarget {
   readonly #workers = new Map<number, WorkerState>();
   /** This replica's share of each node's limits (set by the Redis coordinator). */
-  readonly #replicaShares = new Map<string, { rps: number; concurrent: number }>();
+  readonly #replicaShares = new Map<string, { rps: number; concurrent: number; perIp: number }>();
   /** Rate tokens the workers wanted since the coordinator last asked, per node. */
   readonly #wanted = new Map<string, number>();
 
@@ -117,6 +131,7 @@ export class WorkerHub implements ShareTarget {
       const limits = this.#replicaShares.get(node.name) ?? {
         rps: node.rpsLimit,
         concurrent: node.concurrentLimit,
+        perIp: node.perIpLimit ?? Infinity,
       };
       const weights = (pick: 'rps' | 'concurrent') =>
         workers.map(([id, w]) => ({
@@ -125,10 +140,14 @@ export class WorkerHub implements ShareTarget {
         }));
       const rps = splitLimit(limits.rps, weights('rps'));
       const concurrent = splitLimit(limits.concurrent, weights('concurrent'));
+      // A per-IP rate goes where the requests go: split by the rate's demand.
+      const perIp =
+        node.perIpLimit === undefined ? undefined : splitLimit(limits.perIp, weights('rps'));
       for (const [id, worker] of workers) {
         const gates = this.#gatesOf(worker, node.name);
         gates.rps.next(rps.get(String(id)) ?? 0);
         gates.concurrent.next(concurrent.get(String(id)) ?? 0);
+        if (perIp !== undefined) gates.perIp.next(perIp.get(String(id)) ?? 0);
       }
     }
   }
@@ -141,19 +160,24 @@ export class WorkerHub implements ShareTarget {
     return totals;
   }
 
-  #sharesOf(worker: WorkerState): Record<string, readonly [number | null, number | null]> {
-    const shares: Record<string, readonly [number | null, number | null]> = {};
+  #sharesOf(worker: WorkerState): Record<string, WorkerShare> {
+    const shares: Record<string, WorkerShare> = {};
     for (const node of this.nodeList()) {
       const gates = this.#gatesOf(worker, node.name);
-      shares[node.name] = [finite(gates.rps.applied), finite(gates.concurrent.applied)];
+      const rps = finite(gates.rps.applied);
+      const concurrent = finite(gates.concurrent.applied);
+      shares[node.name] =
+        node.perIpLimit === undefined
+          ? [rps, concurrent]
+          : [rps, concurrent, finite(gates.perIp.applied)];
     }
     return shares;
   }
 
-  #gatesOf(worker: WorkerState, name: string): { rps: ShareGate; concurrent: ShareGate } {
+  #gatesOf(worker: WorkerState, name: string): Gates {
     let gates = worker.gates.get(name);
     if (gates === undefined) {
-      gates = { rps: new ShareGate(), concurrent: new ShareGate() };
+      gates = { rps: new ShareGate(), concurrent: new ShareGate(), perIp: new ShareGate() };
       worker.gates.set(name, gates);
     }
     return gates;
@@ -172,7 +196,7 @@ export class WorkerHub implements ShareTarget {
     return { rps, concurrent };
   }
 
-  applyShare(name: string, rps: number, concurrent: number): void {
-    this.#replicaShares.set(name, { rps, concurrent });
+  applyShare(name: string, rps: number, concurrent: number, perIp = Infinity): void {
+    this.#replicaShares.set(name, { rps, concurrent, perIp });
   }
 }

@@ -6,7 +6,9 @@
 import type { Worker } from 'node:cluster';
 import type { NodeView } from '../admin/node-view.js';
 import type { Config } from '../config/types.js';
+import type { KeyOverrides } from '../keys/key-overrides.js';
 import type { PrimaryState, WorkerSync } from './worker-hub.js';
+import type { KeyActivity } from '../keys/key-activity.js';
 
 /** Messages a worker receives from the primary, besides sync answers. */
 export type PrimaryCommand =
@@ -21,6 +23,13 @@ export type PrimaryCommand =
   | { readonly t: 'view'; readonly id: number }
   /** The cordoned nodes now: apply, then reply. */
   | { readonly t: 'cordon'; readonly id: number; readonly cordoned: readonly string[] }
+  /**
+   * The operator's runtime changes to client keys (revokes, budgets: the primary's book,
+   * whole): apply, then reply when there is an `id` (sent without one right after `start`).
+   */
+  | { readonly t: 'keys'; readonly id?: number; readonly overrides: KeyOverrides }
+  /** The primary asks for this worker's calls per key (GET /admin/keys). */
+  | { readonly t: 'keyview'; readonly id: number }
   | { readonly t: 'shutdown' }
   | { readonly t: 'answer'; readonly id: number; readonly value: unknown };
 
@@ -44,8 +53,15 @@ export type WorkerMessage =
   | { readonly t: 'hello' }
   | (WorkerSync & { readonly health: Record<string, WorkerNodeHealth> })
   | { readonly t: 'ask'; readonly id: number; readonly what: 'health' | 'metrics' }
-  /** The answer to the primary's `view` (the rows) or `cordon` (null, once applied). */
-  | { readonly t: 'reply'; readonly id: number; readonly value: readonly NodeView[] | null }
+  /**
+   * The answer to the primary's `view` (the rows), `keyview` (calls per key) or `cordon` and
+   * `keys` (null, once applied).
+   */
+  | {
+      readonly t: 'reply';
+      readonly id: number;
+      readonly value: readonly NodeView[] | KeyActivity | null;
+    }
   | { readonly t: 'bye' };
 
 /** Primary → worker. A worker leaving may close its channel between check and write: not an error. */

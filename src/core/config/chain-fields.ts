@@ -1,7 +1,8 @@
 /**
- * The `[server]` keys of lag-aware routing (issue 26; README "Lag: how far behind a node may
- * be"): `max_lag`, `head_max_age_seconds`, `head_sample_percent`. Defaults applied here, so the
- * rest of the proxy reads plain numbers.
+ * The `[server]` keys of one chain: lag-aware routing (issue 26; README "Lag: how far behind a
+ * node may be"): `max_lag`, `head_max_age_seconds`, `head_sample_percent`, `expect_chain`; and
+ * the client-facing `max_logs_block_range` (issue 29). Defaults applied here, so the rest of
+ * the proxy reads plain numbers.
  */
 import type { ProblemList } from './problem-list.js';
 import type { FieldReader } from './toml-fields.js';
@@ -16,6 +17,7 @@ export const CHAIN_KEYS = [
   'head_max_age_seconds',
   'head_sample_percent',
   'expect_chain',
+  'max_logs_block_range',
 ] as const;
 
 const CHAIN_ID = /^(0x[0-9a-fA-F]+|\d+)$/;
@@ -32,6 +34,8 @@ export interface ChainFields {
   readonly headSamplePercent: number;
   /** The chain every node must be on (EVM chain id or Solana genesis hash); absent: unchecked. */
   readonly expectChain?: string;
+  /** Most blocks a client may ask in one eth_getLogs (larger: refused); absent: no limit. */
+  readonly maxLogsBlockRange?: number;
 }
 
 export const DEFAULT_CHAIN_FIELDS: ChainFields = {
@@ -64,11 +68,17 @@ export function readChainFields(
     required: false,
     hint: `percent of head-showing reads sent to a same-tier node whose head is unknown, 0 turns it off (default ${DEFAULT_HEAD_SAMPLE_PERCENT})`,
   });
+  const maxLogsBlockRange = r.integer('max_logs_block_range', {
+    min: 1,
+    max: 100_000_000,
+    required: false,
+    hint: 'the most blocks one client eth_getLogs may span (bigger ones are refused before any node is asked); omit it for no limit',
+  });
   let expectChain = r.string('expect_chain', false, EXPECT_HINT);
   if (expectChain !== undefined && !CHAIN_ID.test(expectChain) && !GENESIS_HASH.test(expectChain)) {
     problems.error(
       file,
-      'server.expect_chain',
+      `${r.prefix}.expect_chain`,
       `is neither a chain id nor a genesis hash: ${JSON.stringify(expectChain)}`,
       EXPECT_HINT,
     );
@@ -78,12 +88,14 @@ export function readChainFields(
     maxLag === undefined &&
     maxAge === undefined &&
     sample === undefined &&
-    expectChain === undefined
+    expectChain === undefined &&
+    maxLogsBlockRange === undefined
   ) {
     return undefined;
   }
   return {
     ...(expectChain === undefined ? {} : { expectChain }),
+    ...(maxLogsBlockRange === undefined ? {} : { maxLogsBlockRange }),
     maxLag: maxLag === undefined ? DEFAULT_MAX_LAG : [maxLag, maxLag],
     headMaxAgeSeconds: maxAge ?? DEFAULT_HEAD_MAX_AGE_SECONDS,
     headSamplePercent: sample ?? DEFAULT_HEAD_SAMPLE_PERCENT,

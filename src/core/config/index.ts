@@ -14,4 +14,4 @@ export {
 } from './routing-section.js';
 export { KEY_NAME_PATTERN, keyHash } from './keys-section.js';
 export { HOW_TO_PASS_A_KEY, type ClientKeyConfig, type KeysConfig } from './key-types.js';
-export { KEY_USAGE_PREFIX, exposureWarning, hasSharedLimit } from './key-exposure.js';
+export { KEY_USAGE_PREFIX, exposureWarning } from './key-exposure.js';

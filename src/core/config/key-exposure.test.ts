@@ -20,22 +20,37 @@ function cluster(workers: number, redisUrl?: string): ClusterConfig {
   };
 }
 
-function errors(limits: Parameters<typeof clientKey>[2], scope: ClusterConfig): string[] {
+function problems(limits: Parameters<typeof clientKey>[2], scope: ClusterConfig): ProblemList {
   const problems = new ProblemList();
   checkKeyLimitsScope(keysOf(clientKey('k', SECRET, limits)), scope, [], 'c.toml', problems);
-  return problems.errors.map((problem) => problem.message);
+  return problems;
 }
 
-describe('which per-key limits several processes share', () => {
-  it('replicas on Redis share monthly_credits, not rate or concurrency limits', () => {
-    const redis = cluster(1, 'redis://127.0.0.1:6379');
-    expect(errors({ monthlyCredits: 100 }, redis)).toEqual([]);
-    for (const limits of [{ rpsLimit: 5 }, { maxConcurrent: 2 }, { perIpRps: 1 }])
-      expect(errors(limits, redis)[0]).toContain('not shared between replicas yet');
+describe('per-key limits with several processes', () => {
+  it('are taken with workers and with replicas on Redis: each process enforces its share', () => {
+    const scopes = [cluster(1, 'redis://127.0.0.1:6379'), cluster(2), cluster(4, 'redis://x')];
+    const limits = { monthlyCredits: 100, rpsLimit: 50, maxConcurrent: 8, perIpRps: 4 };
+    for (const scope of scopes) {
+      const found = problems(limits, scope);
+      expect(found.errors).toEqual([]);
+      expect(found.warnings).toEqual([]);
+    }
   });
 
-  it('several workers share no per-key limit yet', () => {
-    for (const scope of [cluster(2), cluster(2, 'redis://127.0.0.1:6379')])
-      expect(errors({ monthlyCredits: 100 }, scope)[0]).toContain('not shared between workers yet');
+  it('warns when a limit is below the number of workers that split it', () => {
+    const found = problems({ maxConcurrent: 8, perIpRps: 1 }, cluster(2));
+    expect(found.errors).toEqual([]);
+    expect(found.warnings.map((w) => [w.path, w.message])).toEqual([
+      [
+        'keys[0]',
+        expect.stringContaining("key 'k' has per_ip_rps = 1 below the 2 workers") as unknown,
+      ],
+    ]);
+  });
+
+  it('refuses a node named like a key’s usage entry', () => {
+    const found = new ProblemList();
+    checkKeyLimitsScope(undefined, undefined, ['key:x'], 'c.toml', found);
+    expect(found.errors[0]!.message).toContain("node name 'key:x' starts with 'key:'");
   });
 });

@@ -45,11 +45,12 @@ export function checkKeyExposure(
 export const KEY_USAGE_PREFIX = 'key:';
 
 /**
- * What keys cannot do yet, refused rather than half-done. Replicas on Redis share a key's
- * `monthly_credits` budget as they share nodes' usage (the same ledger, sync and heal); its
- * rate and concurrency limits live in one process, so each replica would allow the whole
- * limit. Several workers of one machine share no key limit yet. Node names that look like a
- * key's usage entry in quotas.json are refused too.
+ * Per-key limits with several processes. Workers (`--workers`) and replicas on Redis each
+ * enforce a whole-number share of a key's `rps_limit`, `max_concurrent` and `per_ip_rps`,
+ * split by demand as nodes' limits are; a limit below the number of workers leaves some worker
+ * without any share at a time (its calls are refused until the next split moves some its way),
+ * which the operator hears of as a warning. Node names that look like a key's usage entry in
+ * quotas.json are refused.
  */
 export function checkKeyLimitsScope(
   keys: KeysConfig | undefined,
@@ -67,37 +68,28 @@ export function checkKeyLimitsScope(
         'rename the node',
       );
   }
-  if (cluster === undefined) return;
-  if (cluster.workers > 1) {
-    const limited = (keys?.keys ?? []).find((key) => hasSharedLimit(key));
-    if (limited !== undefined)
-      problems.error(
-        file,
-        'cluster',
-        `key '${limited.name}' has per-key limits (rps_limit, max_concurrent, per_ip_rps or monthly_credits), which are not shared between workers yet`,
-        'run one process per machine (cluster.workers = 1; replicas on Redis share monthly_credits), or keep only methods/origins/params/max_batch_size/max_subscriptions on them',
-      );
-    return;
-  }
-  if (cluster.redisUrl === undefined) return;
-  const limited = (keys?.keys ?? []).find((key) => hasRateLimit(key));
-  if (limited !== undefined)
-    problems.error(
+  const workers = cluster?.workers ?? 1;
+  if (workers <= 1) return;
+  for (const [index, key] of (keys?.keys ?? []).entries()) {
+    const small = smallLimits(key, workers);
+    if (small.length === 0) continue;
+    problems.warn(
       file,
-      'cluster',
-      `key '${limited.name}' has rps_limit, max_concurrent or per_ip_rps, which are not shared between replicas yet (monthly_credits is)`,
-      'run one replica for keys with rate or concurrency limits, or keep monthly_credits/methods/origins/params/max_batch_size/max_subscriptions on them',
+      `keys[${index}]`,
+      `key '${key.name}' has ${small.join(', ')} below the ${workers} workers that split it: each worker enforces a whole-number share, so at any moment some worker has none and refuses the key's calls until demand moves a share its way`,
+      `raise the limit to at least ${workers}, or serve the key with fewer workers`,
     );
+  }
 }
 
-/** Whether a key has a limit that several processes would each enforce in full. */
-export function hasSharedLimit(key: ClientKeyConfig): boolean {
-  return hasRateLimit(key) || key.monthlyCredits !== undefined;
-}
-
-/** Whether a key has a rate or concurrency limit (kept in one process, even with replicas). */
-export function hasRateLimit(key: ClientKeyConfig): boolean {
-  return (
-    key.rpsLimit !== undefined || key.maxConcurrent !== undefined || key.perIpRps !== undefined
-  );
+/** The limits of `key` smaller than the number of processes sharing them (`name = value`). */
+function smallLimits(key: ClientKeyConfig, processes: number): string[] {
+  const limits: Array<[string, number | undefined]> = [
+    ['rps_limit', key.rpsLimit],
+    ['max_concurrent', key.maxConcurrent],
+    ['per_ip_rps', key.perIpRps],
+  ];
+  return limits
+    .filter(([, value]) => value !== undefined && value < processes)
+    .map(([name, value]) => `${name} = ${value}`);
 }

@@ -29,8 +29,14 @@ export interface ClientKeyConfig {
   readonly maxBatchSize: number | undefined;
   /** Subscriptions one connection of the key may hold; undefined = the server's limit. */
   readonly maxSubscriptions: number | undefined;
+  /** The `[[chains]]` the key may call (by name); absent or empty = every chain. */
+  readonly chains?: readonly string[];
   /** Param guards: a method listed here is allowed only with its first param in the list. */
   readonly params: Readonly<Record<string, readonly string[]>>;
+  /** A method listed here is served only with one of its filters (config/heavy-read-fields.ts). */
+  readonly requiredFilters?: Readonly<Record<string, readonly string[]>>;
+  /** Answers bigger than this many bytes are refused to the key; absent: no cap. */
+  readonly maxAnswerBytes?: number;
 }
 
 /** Every key in force: the config's `[[keys]]` and the keys file's, in order. */

@@ -50,6 +50,7 @@ key_env = "BACKEND_KEY"
         maxBatchSize: 5,
         maxSubscriptions: 3,
         params: { getProgramAccounts: ['Prog1111'] },
+        chains: [],
       },
       expect.objectContaining({
         name: 'backend',

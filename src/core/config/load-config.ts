@@ -13,13 +13,20 @@ import { checkKeyExposure, checkKeyLimitsScope } from './key-exposure.js';
 import { readKeysSection } from './keys-section.js';
 import { readClusterSection } from './cluster-section.js';
 import { closestMatch } from './did-you-mean.js';
-import { MAX_NODES, readNodeFields, type NodeEntry } from './node-section.js';
-import { loadPriceList } from './price-list.js';
+import { readAccountsSection, writtenAccountNames } from './accounts-section.js';
+import { readChainsSection } from './chains-section.js';
+import type { NamedNode } from './node-section.js';
+import { checkAccountLinks, checkKeyChains } from './config-chains.js';
+import {
+  checkNodeNames,
+  readNodeEntries,
+  resolveNodes,
+  type NodeListContext,
+} from './node-list.js';
 import { ProblemList } from './problem-list.js';
 import { readRoutingSection } from './routing-section.js';
 import { readServerSection } from './server-section.js';
-import { describeType, isTable } from './toml-fields.js';
-import type { LoadResult, NodeConfig, PriceList } from './types.js';
+import type { ChainConfig, LoadResult, NodeConfig, RoutingConfig } from './types.js';
 
 /** Where the config is looked for when neither --config nor CONFIG_PATH is given. */
 export const DEFAULT_CONFIG_PATH = 'config/balancer_config/config.toml';
@@ -31,6 +38,8 @@ const TOP_LEVEL_KEYS: readonly string[] = [
   'cache',
   'keys',
   'keys_file',
+  'chains',
+  'accounts',
 ];
 
 /** Inputs of one load. */
@@ -103,79 +112,6 @@ function readDocument(file: string, problems: ProblemList): Record<string, unkno
   }
 }
 
-function readNodes(
-  doc: Record<string, unknown>,
-  file: string,
-  env: NodeJS.ProcessEnv,
-  problems: ProblemList,
-): NodeEntry[] {
-  const nodes = doc.nodes;
-  if (nodes === undefined) {
-    problems.error(
-      file,
-      'nodes',
-      'no [[nodes]] tables',
-      'add at least one [[nodes]] entry for an upstream',
-    );
-    return [];
-  }
-  if (!Array.isArray(nodes)) {
-    problems.error(
-      file,
-      'nodes',
-      `must be an array of tables, got ${describeType(nodes)}`,
-      'write each node as [[nodes]]',
-    );
-    return [];
-  }
-  if (nodes.length === 0) {
-    problems.warn(
-      file,
-      'nodes',
-      'the node list is empty; every request will get 502',
-      'add a [[nodes]] entry',
-    );
-  }
-  if (nodes.length > MAX_NODES) {
-    problems.error(
-      file,
-      'nodes',
-      `at most ${MAX_NODES} nodes are supported, config has ${nodes.length}`,
-      'remove some nodes or run several cascade instances',
-    );
-  }
-  const result: NodeEntry[] = [];
-  const seen = new Map<string, number>();
-  nodes.forEach((entry: unknown, index) => {
-    if (!isTable(entry)) {
-      problems.error(
-        file,
-        `nodes[${index}]`,
-        `must be a table, got ${describeType(entry)}`,
-        'write each node as [[nodes]]',
-      );
-      return;
-    }
-    const read = readNodeFields(entry, index, env, file, problems);
-    const name = typeof entry.name === 'string' ? entry.name : undefined;
-    if (name !== undefined) {
-      const first = seen.get(name);
-      if (first !== undefined) {
-        problems.error(
-          file,
-          `nodes[${index}].name`,
-          `two nodes share the name '${name}' (nodes[${first}] and nodes[${index}])`,
-          'node names must be unique; quotas and metrics are keyed by them',
-        );
-      } else {
-        seen.set(name, index);
-      }
-    }
-    result.push(read);
-  });
-  return result;
-}
-
 /** Loads and validates the balancer config and every price list it names. */
 export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
   const env = options.env ?? process.env;
@@ -198,7 +134,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           ? "did you mean 'nodes'? Write each node as [[nodes]]"
           : guess
             ? `did you mean '${guess}'?`
-            : 'the config holds [server], [[nodes]], [cluster], [routing], [cache], [[keys]] and keys_file only',
+            : 'the config holds [server], [[nodes]] or [[chains]], [[accounts]], [cluster], [routing], [cache], [[keys]] and keys_file only',
       );
     }
   }
@@ -207,37 +143,52 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
   const cache = readCacheSection(doc, file, problems);
   const keys = readKeysSection(doc, file, env, problems);
   if (server) checkKeyExposure(server, keys, file, problems);
-  const entries = readNodes(doc, file, env, problems);
-  const priceLists = new Map<string, PriceList | undefined>();
-  const nodes: NodeConfig[] = [];
-  for (const entry of entries) {
-    // Every price list is read, even for a node with other problems: one pass reports all.
-    const configured = entry.providerPricingPath;
-    if (configured === undefined) continue;
-    const absolute = path.resolve(cwd, configured);
-    if (!priceLists.has(absolute)) {
-      priceLists.set(absolute, loadPriceList(absolute, configured, registry, problems));
-    }
-    const pricing = priceLists.get(absolute);
-    const node = entry.fields;
-    if (!pricing || !node) continue;
-    const { providerPricingPath: _unused, ...rest } = node;
-    const spilloverThreshold =
-      node.monthlyLimit === undefined
-        ? Infinity
-        : // BigInt keeps floor(limit × percent / 100) exact for limits near 2^53.
-          Number((BigInt(node.monthlyLimit) * BigInt(pricing.spilloverPercent)) / 100n);
-    nodes.push({ ...rest, pricing, spilloverThreshold });
+  const accounts = readAccountsSection(doc, file, problems);
+  const ctx: NodeListContext = { file, env, cwd, registry, priceLists: new Map() };
+  const topRouting = (list: ProblemList) => readRoutingSection(doc, file, registry, list);
+  let nodes: NodeConfig[];
+  let named: NamedNode[];
+  let chains: ChainConfig[] | undefined;
+  let routing: RoutingConfig | undefined;
+  if (doc.chains !== undefined) {
+    if (doc.nodes !== undefined)
+      problems.error(
+        file,
+        'nodes',
+        'the config has both top-level [[nodes]] and [[chains]]',
+        "with [[chains]], write each chain's nodes as [[chains.nodes]] under it",
+      );
+    // Top-level [routing] is read once, as the default of chains without their own.
+    let shared: RoutingConfig | undefined;
+    const read = readChainsSection(
+      doc.chains,
+      ctx,
+      { server, cache, routing: (list) => (shared ??= topRouting(list)) },
+      problems,
+    );
+    ({ nodes, named, chains } = read);
+    routing = shared ?? topRouting(new ProblemList());
+  } else {
+    const entries = readNodeEntries(doc.nodes, file, env, problems);
+    nodes = resolveNodes(entries, ctx, problems, undefined);
+    named = entries.map((entry, i) => ({
+      name: entry.name,
+      account: entry.account,
+      where: `nodes[${i}]`,
+    }));
+    // After the price lists: the registry then knows every method a node can price.
+    routing = topRouting(problems);
   }
+  checkNodeNames(named, file, problems);
+  checkKeyChains(keys, chains, file, problems);
+  checkAccountLinks(accounts ?? [], writtenAccountNames(doc), named, file, problems);
   checkKeyLimitsScope(
     keys,
     cluster,
-    entries.flatMap((entry) => (entry.fields ? [entry.fields.name] : [])),
+    nodes.map((node) => node.name),
     file,
     problems,
   );
-  // After the price lists: the registry then knows every method a node can price.
-  const routing = readRoutingSection(doc, file, registry, problems);
   const config =
     problems.errors.length === 0 && server
       ? {
@@ -248,6 +199,8 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
           routing,
           ...(cache ? { cache } : {}),
           ...(keys ? { keys } : {}),
+          ...(chains ? { chains } : {}),
+          ...(accounts ? { accounts } : {}),
         }
       : undefined;
   return { config, path: file, errors: problems.errors, warnings: problems.warnings };

@@ -1,3 +1,4 @@
+import { readLogsLimitFields } from './logs-limit-fields.js';
 import type { ProblemList } from './problem-list.js';
 import { readNodeHeaders } from './node-headers.js';
 import { isPlainRemote, readNodeUrl } from './node-url.js';
@@ -25,6 +26,9 @@ const NODE_KEYS = [
   'ws_url',
   'headers',
   'head_probe_seconds',
+  'account',
+  'max_logs_block_range',
+  'max_logs_results',
 ] as const;
 
 /** A node entry after its own fields are checked, before its price list is loaded. */
@@ -45,10 +49,26 @@ export interface NodeFields {
   readonly providerPricingPath: string;
   /** Ask the node its head every this many seconds (priced like any call); absent: never. */
   readonly headProbeSeconds?: number;
+  /** The `[[accounts]]` entry it bills to; absent: none. */
+  readonly account?: string;
+  /** eth_getLogs limits of this node (over its price list's); absent: the list's. */
+  readonly maxLogsBlockRange?: number;
+  readonly maxLogsResults?: number;
+}
+
+/** A node entry's name and account as written, and where it is (`chains[1].nodes[0]`). */
+export interface NamedNode {
+  readonly name: string | undefined;
+  readonly account: string | undefined;
+  readonly where: string;
 }
 
 /** One node entry read: its fields when all are valid, and its price list's path if readable. */
 export interface NodeEntry {
+  /** The name as written (even when other fields are wrong), for the uniqueness check. */
+  readonly name: string | undefined;
+  /** The `account` as written (even when other fields are wrong), for the account links. */
+  readonly account: string | undefined;
   readonly fields: NodeFields | undefined;
   /** Read even when other fields are wrong, so the price list's problems are reported too. */
   readonly providerPricingPath: string | undefined;
@@ -141,10 +161,17 @@ export function readNodeFields(
     required: false,
     hint: 'seconds between head probes (one getSlot / eth_blockNumber, booked like any call); off by default — heads come from traffic',
   });
+  const account = r.string(
+    'account',
+    false,
+    'the name of an [[accounts]] entry whose credit pool and limits this node shares',
+  );
+  // A node of an account is metered by the account; its own monthly_limit is then optional.
+  const logs = readLogsLimitFields(r);
   const monthly = r.integer('monthly_limit', {
     min: 0,
     max: Number.MAX_SAFE_INTEGER,
-    required: true,
+    required: account === undefined,
     hint: 'credits per billing period; 0 means unmetered',
   });
   const resetDay = r.integer('reset_day', {
@@ -193,10 +220,10 @@ export function readNodeFields(
     !urls ||
     !headers ||
     tier === undefined ||
-    monthly === undefined ||
+    (monthly === undefined && account === undefined) ||
     !pricing
   ) {
-    return { fields: undefined, providerPricingPath: pricing || undefined };
+    return { name, account, fields: undefined, providerPricingPath: pricing || undefined };
   }
   const fields: NodeFields = {
     name,
@@ -211,9 +238,11 @@ export function readNodeFields(
     maxConnections: maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     keepAliveMs: keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
     monthlyLimit: monthly === 0 ? undefined : monthly,
+    ...(account === undefined ? {} : { account }),
     resetDay: resetDay ?? 1,
     providerPricingPath: pricing,
     ...(headProbeSeconds === undefined ? {} : { headProbeSeconds }),
+    ...logs,
   };
-  return { fields, providerPricingPath: pricing };
+  return { name, account, fields, providerPricingPath: pricing };
 }

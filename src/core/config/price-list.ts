@@ -10,12 +10,18 @@ import { parse } from 'smol-toml';
 import type { MethodRegistry } from '../protocol/method-registry.js';
 import { closestMatch } from './did-you-mean.js';
 import type { ProblemList } from './problem-list.js';
+import { readLogsLimitFields, type LogsLimitFields } from './logs-limit-fields.js';
 import { FieldReader, describeType, isTable } from './toml-fields.js';
 import { UNPRICED, type PriceList, type PriceSource, type WsPrices } from './types.js';
 
 const MAX_PRICE = UNPRICED - 1;
 const TOP_KEYS = ['limits', 'routing', 'custom', 'websocket'] as const;
-const LIMIT_KEYS = ['spillover_percent', 'unknown_method_cost'] as const;
+const LIMIT_KEYS = [
+  'spillover_percent',
+  'unknown_method_cost',
+  'max_logs_block_range',
+  'max_logs_results',
+] as const;
 const WS_KEYS = ['connection', 'subscribe', 'unsubscribe', 'notification', 'tenth_mb'] as const;
 
 /** The price of method `id` under `list`, or UNPRICED. */
@@ -137,6 +143,7 @@ export function loadPriceList(
 
   let spilloverPercent = 95;
   let unknownMethodCost: number | undefined;
+  let logs: LogsLimitFields = {};
   const limits = doc.limits;
   if (limits !== undefined && !isTable(limits)) {
     problems.error(absolutePath, 'limits', `must be a table, got ${describeType(limits)}`);
@@ -156,6 +163,7 @@ export function loadPriceList(
       required: false,
       hint: 'omit the key to skip this node for methods the list does not name',
     });
+    logs = readLogsLimitFields(reader);
     reader.rejectUnknown(LIMIT_KEYS);
   }
   if (doc.routing === undefined) {
@@ -217,5 +225,6 @@ export function loadPriceList(
     table,
     named,
     websocket,
+    ...logs,
   };
 }

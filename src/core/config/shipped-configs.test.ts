@@ -160,4 +160,10 @@ describe('shipped provider price lists', () => {
     expect(list.named.get('eth_call')?.source).toBe('routing');
     expect(price('eth_unknownThing')).toBe(100);
   });
+
+  it('ships the eth_getLogs range limit of the providers it prices (issue 29)', () => {
+    expect(pricing('alchemy-evm.toml').list.maxLogsBlockRange).toBe(10_000);
+    // Public endpoints differ: their limit is learned from their errors.
+    expect(pricing('public.toml').list.maxLogsBlockRange).toBeUndefined();
+  });
 });

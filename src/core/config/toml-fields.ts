@@ -29,7 +29,7 @@ export class FieldReader {
   constructor(
     private readonly table: Table,
     private readonly file: string,
-    private readonly prefix: string,
+    readonly prefix: string,
     private readonly problems: ProblemList,
   ) {}
 

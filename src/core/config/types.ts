@@ -50,6 +50,10 @@ export interface PriceList {
   readonly named: ReadonlyMap<string, { readonly cost: number; readonly source: PriceSource }>;
   /** WebSocket prices; undefined = the provider's WebSocket is not used. */
   readonly websocket?: WsPrices | undefined;
+  /** Most blocks the provider serves in one eth_getLogs (`[limits]`); undefined = unknown. */
+  readonly maxLogsBlockRange?: number | undefined;
+  /** Most logs the provider returns in one eth_getLogs answer; undefined = unknown. */
+  readonly maxLogsResults?: number | undefined;
 }
 
 /** The `[server]` table, defaults applied. */
@@ -140,6 +144,53 @@ export interface NodeConfig {
   readonly pricing: PriceList;
   /** Seconds between head probes (`head_probe_seconds`); absent: never probed. */
   readonly headProbeSeconds?: number;
+  /** The chain the node serves (`[[chains]]` name); absent: the one chain of a `[[nodes]]` config. */
+  readonly chain?: string;
+  /** The provider account it draws credits and limits from (`[[accounts]]` name); absent: none. */
+  readonly account?: string;
+  /** Most blocks per eth_getLogs for this node (over its price list's); absent: the list's. */
+  readonly maxLogsBlockRange?: number;
+  /** Most logs per eth_getLogs answer for this node; absent: the price list's. */
+  readonly maxLogsResults?: number;
+}
+
+/** Name of the one chain of a config written with top-level `[[nodes]]`. */
+export const DEFAULT_CHAIN = 'default';
+
+/**
+ * One chain served by the proxy (`[[chains]]`, or the implicit one of a `[[nodes]]` config):
+ * where clients reach it and the settings of its own routing, cache and chain state.
+ */
+export interface ChainConfig {
+  readonly name: string;
+  /** URL paths the chain is served on (`/solana`); `/` for the implicit chain. */
+  readonly paths: readonly string[];
+  /** `Host` names (lower case, no port) whose `/` paths reach this chain. */
+  readonly hosts: readonly string[];
+  /** Lag settings and `expect_chain`; absent: the shipped defaults. */
+  readonly lag?: ChainFields | undefined;
+  /** Per-method strategies and write handling; absent: the shipped defaults. */
+  readonly routing?: RoutingConfig | undefined;
+  /** The chain's cache; absent: coalescing on, cache off. */
+  readonly cache?: CacheConfig | undefined;
+}
+
+/**
+ * A provider account (`[[accounts]]`): one credit pool and one rate limit billed across every
+ * node (on every chain) that names it. A node admits work only when its account admits it too.
+ */
+export interface AccountConfig {
+  readonly name: string;
+  /** Credits per billing period; undefined = unmetered. */
+  readonly monthlyLimit: number | undefined;
+  readonly resetDay: number;
+  /** Requests per second across the account's nodes; Infinity = no limit. */
+  readonly rpsLimit: number;
+  /** Requests in flight across the account's nodes; Infinity = no limit. */
+  readonly maxConcurrent: number;
+  readonly spilloverPercent: number;
+  /** Usage past which every node of the account is skipped; Infinity when unmetered. */
+  readonly spilloverThreshold: number;
 }
 
 /** The `[cluster]` table: several workers, and replicas sharing limits through Redis. */
@@ -205,6 +256,13 @@ export interface Config {
   readonly cache?: CacheConfig | undefined;
   /** Client keys (`[[keys]]`, `keys_file`); absent = no keys, cascade is open. */
   readonly keys?: KeysConfig | undefined;
+  /**
+   * The chains served, when the config has `[[chains]]`; absent: one chain at `/` made of
+   * `nodes`, `routing`, `cache` and `[server]`'s lag keys (config-chains.ts `chainsOf`).
+   */
+  readonly chains?: readonly ChainConfig[] | undefined;
+  /** Provider accounts (`[[accounts]]`); absent = none. */
+  readonly accounts?: readonly AccountConfig[] | undefined;
 }
 
 /** What the loader returns: never throws on bad input. */

@@ -8,7 +8,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { QuotaRow } from '../quota/quota-report.js';
+import { accountUsageName } from '../config/accounts-section.js';
+import type { AccountQuotaRow, QuotaRow } from '../quota/quota-report.js';
 import { listen } from './listen.js';
 import { CallbackBodyReader, readBody } from './read-body.js';
 import { sendJson, sendStatus } from './respond.js';
@@ -16,9 +17,14 @@ import { sendJson, sendStatus } from './respond.js';
 /** What the admin routes act on. */
 export interface AdminHandlers {
   report(): QuotaRow[];
-  /** Zeroes usage of `names` and persists it; resolves with the new report. */
+  /**
+   * Zeroes usage of `names` (nodes, and accounts' pools as `account:NAME`) and persists it;
+   * resolves with the nodes' new report.
+   */
   reset(names: readonly string[]): Promise<QuotaRow[]>;
   nodeNames(): readonly string[];
+  /** The provider accounts' pools (`[[accounts]]`); absent or empty: none configured. */
+  accounts?(): AccountQuotaRow[];
   /** More routes (the operator's); true when handled. */
   routes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 }
@@ -41,29 +47,59 @@ function authorized(req: IncomingMessage, token: string): boolean {
 
 const MAX_ADMIN_BODY = 64 * 1024;
 
-function parseResetBody(body: Buffer, known: readonly string[]): string[] | string {
+/** What a reset asks for: nodes and provider accounts, by name. */
+interface ResetTargets {
+  readonly nodes: readonly string[];
+  readonly accounts: readonly string[];
+}
+
+const RESET_SHAPE = '{"nodes": ["name", …]}, {"accounts": ["name", …]}, both, or {"all": true}';
+
+/** The names in `value` (an array of strings), or undefined when it is not one. */
+function namesIn(value: unknown): string[] | undefined {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((n) => typeof n === 'string')) return undefined;
+  return value;
+}
+
+function unknownOf(kind: string, asked: readonly string[], known: readonly string[]) {
+  const unknown = asked.filter((name) => !known.includes(name));
+  return unknown.length === 0
+    ? undefined
+    : `unknown ${kind}(s): ${unknown.join(', ')}; known ${kind}s: ${known.join(', ') || 'none'}`;
+}
+
+function parseResetBody(
+  body: Buffer,
+  known: readonly string[],
+  accounts: readonly string[],
+): ResetTargets | string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    return 'body must be JSON: {"nodes": ["name", …]} or {"all": true}';
+    return `body must be JSON: ${RESET_SHAPE}`;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return 'body must be a JSON object: {"nodes": ["name", …]} or {"all": true}';
+    return `body must be a JSON object: ${RESET_SHAPE}`;
   }
-  const request = parsed as { nodes?: unknown; all?: unknown };
-  if (request.all === true) return [...known];
-  if (
-    !Array.isArray(request.nodes) ||
-    request.nodes.length === 0 ||
-    !request.nodes.every((n) => typeof n === 'string')
-  ) {
-    return 'body must be {"nodes": ["name", …]} or {"all": true}';
+  const request = parsed as { nodes?: unknown; accounts?: unknown; all?: unknown };
+  if (request.all === true) return { nodes: [...known], accounts: [...accounts] };
+  const nodes = namesIn(request.nodes);
+  const pools = namesIn(request.accounts);
+  if (nodes === undefined || pools === undefined || nodes.length + pools.length === 0) {
+    return `body must be ${RESET_SHAPE}`;
   }
-  const unknown = request.nodes.filter((name) => !known.includes(name));
-  if (unknown.length > 0)
-    return `unknown node(s): ${unknown.join(', ')}; known nodes: ${known.join(', ')}`;
-  return request.nodes;
+  return (
+    unknownOf('node', nodes, known) ??
+    unknownOf('account', pools, accounts) ?? { nodes, accounts: pools }
+  );
+}
+
+/** GET /admin/quota's and a reset's rows: the nodes', and the accounts' when configured. */
+function quotaDocument(handlers: AdminHandlers, nodes: QuotaRow[]) {
+  const accounts = handlers.accounts?.() ?? [];
+  return { nodes, ...(accounts.length === 0 ? {} : { accounts }) };
 }
 
 /** Never lets a bad admin request take the proxy down with it. */
@@ -100,7 +136,11 @@ function handle(
   const path = (req.url ?? '/').split('?')[0];
   if (path === '/admin/quota') {
     if (req.method !== 'GET') return sendStatus(res, 405, 'Method Not Allowed', 'GET');
-    return sendJson(res, 200, { source: 'server', pid: process.pid, nodes: handlers.report() });
+    return sendJson(res, 200, {
+      source: 'server',
+      pid: process.pid,
+      ...quotaDocument(handlers, handlers.report()),
+    });
   }
   if (path !== '/admin/quota/reset') return sendStatus(res, 404, 'Not Found');
   if (req.method !== 'POST') return sendStatus(res, 405, 'Method Not Allowed', 'POST');
@@ -108,18 +148,28 @@ function handle(
     req,
     new CallbackBodyReader(MAX_ADMIN_BODY, (body) => {
       if (!body) return sendJson(res, 413, { error: 'body too large' });
-      let names: string[] | string;
+      let targets: ResetTargets | string;
       try {
-        names = parseResetBody(body, handlers.nodeNames());
+        const accounts = (handlers.accounts?.() ?? []).map((account) => account.name);
+        targets = parseResetBody(body, handlers.nodeNames(), accounts);
       } catch (err) {
         logger.error({ err }, 'admin request failed');
         return sendJson(res, 500, { error: 'internal error' });
       }
-      if (typeof names === 'string') return sendJson(res, 400, { error: names });
-      handlers.reset(names).then(
+      if (typeof targets === 'string') return sendJson(res, 400, { error: targets });
+      const { nodes: names, accounts } = targets;
+      handlers.reset([...names, ...accounts.map(accountUsageName)]).then(
         (nodes) => {
-          logger.info({ nodes: names }, 'quota reset through the admin listener');
-          sendJson(res, 200, { source: 'server', reset: names, nodes });
+          logger.info(
+            { nodes: names, ...(accounts.length === 0 ? {} : { accounts }) },
+            'quota reset through the admin listener',
+          );
+          sendJson(res, 200, {
+            source: 'server',
+            reset: names,
+            ...(accounts.length === 0 ? {} : { reset_accounts: accounts }),
+            ...quotaDocument(handlers, nodes),
+          });
         },
         (err: unknown) =>
           sendJson(res, 500, { error: `reset applied but not saved: ${(err as Error).message}` }),

@@ -30,6 +30,8 @@ export const FORWARDED_HEADERS = [
 
 /** Everything the proxy route needs: the serving layer's context (routing, cache) and HTTP's own. */
 export interface ProxyHandlerContext extends ServingContext {
+  /** The chain this context serves (`[[chains]]` name; `default` for a `[[nodes]]` config). */
+  readonly chain: string;
   readonly registry: MethodRegistry;
   readonly metrics: ProxyMetrics;
   readonly clock: Clock;

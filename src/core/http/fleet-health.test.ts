@@ -1,5 +1,7 @@
 /** /health with --workers: the workers' chain views merged into each node's head and lag. */
 import { describe, expect, it } from 'vitest';
+import { nodeConfig } from '../../../test/support/node-config.js';
+import { withChainsAndAccounts } from './chain-health.js';
 import { fleetHealthReport, type WorkerNodeHealth } from './health.js';
 
 const nodes = [
@@ -34,5 +36,76 @@ describe('fleetHealthReport and chain state', () => {
   it('keeps the plain shape when no worker read a head', () => {
     const report = fleetHealthReport(nodes.slice(0, 1), [{ a: [0, 2000] }]);
     expect(report.nodes[0]).toEqual({ name: 'a', tier: 0, status: 'up', latency_ms: 2 });
+  });
+});
+
+describe('fleet /health with chains and accounts', () => {
+  const configs = [
+    nodeConfig({ name: 'a', chain: 'sol', account: 'plan' }),
+    nodeConfig({ name: 'b', chain: 'sol' }),
+    nodeConfig({ name: 'c', chain: 'evm', account: 'plan' }),
+  ];
+  const chains = [
+    { name: 'sol', paths: ['/sol'], hosts: [] },
+    { name: 'evm', paths: ['/evm'], hosts: ['evm.example.com'] },
+  ];
+  const accounts = [
+    {
+      name: 'plan',
+      monthlyLimit: 1000,
+      resetDay: 3,
+      rpsLimit: Infinity,
+      maxConcurrent: 4,
+      spilloverPercent: 90,
+      spilloverThreshold: 900,
+    },
+  ];
+
+  it('labels the merged nodes and judges each chain by its own', () => {
+    const workers = [{ a: [0, 2000], b: [0, 3000], c: [5, 1000] }, { c: [0, 1000] }] as Array<
+      Record<string, WorkerNodeHealth>
+    >;
+    const report = withChainsAndAccounts(
+      fleetHealthReport(configs, workers),
+      { nodes: configs, chains, accounts },
+      (name) => (name === 'plan' ? 321 : 0),
+      new Date('2026-12-05T12:00:00Z'),
+    );
+    expect(report.status).toBe('degraded');
+    expect(report.nodes.map((node) => [node.name, node.chain, node.account, node.status])).toEqual([
+      ['a', 'sol', 'plan', 'up'],
+      ['b', 'sol', undefined, 'up'],
+      ['c', 'evm', 'plan', 'down'],
+    ]);
+    expect(report.chains).toEqual([
+      { name: 'sol', paths: ['/sol'], hosts: [], status: 'ok', active_nodes: 2, total_nodes: 2 },
+      {
+        name: 'evm',
+        paths: ['/evm'],
+        hosts: ['evm.example.com'],
+        status: 'critical',
+        active_nodes: 0,
+        total_nodes: 1,
+      },
+    ]);
+    expect(report.accounts).toEqual([
+      {
+        name: 'plan',
+        used: 321,
+        quota: 1000,
+        threshold: 900,
+        rps_limit: null,
+        max_concurrent: 4,
+        reset_day: 3,
+        next_reset: '2027-01-03',
+        nodes: ['a', 'c'],
+      },
+    ]);
+  });
+
+  it('returns the plain report itself for a config without chains or accounts', () => {
+    const plain = fleetHealthReport(nodes, [{ a: [0, 2000] }]);
+    const configsPlain = nodes.map((node) => nodeConfig(node));
+    expect(withChainsAndAccounts(plain, { nodes: configsPlain }, () => 0, new Date())).toBe(plain);
   });
 });

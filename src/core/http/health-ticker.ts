@@ -24,14 +24,15 @@ export class HealthTicker {
     private readonly metrics: ProxyMetrics,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    /** `[server] expect_chain`: which family a head probe asks in. */
-    private readonly expectChain?: string,
+    /** A chain's `expect_chain`: which family a head probe asks in. */
+    private readonly expectChain: (chain: string) => string | undefined = () => undefined,
   ) {}
 
   tick(): void {
     this.topology.rank();
     const now = this.clock.now();
-    this.#probes.tick(this.topology.table.all, this.topology.chain, this.expectChain, now);
+    for (const slot of this.topology.slots())
+      this.#probes.tick(slot.table.all, slot.state, this.expectChain(slot.name), now);
     const samples = healthSamples(this.topology.table.all, now);
     this.metrics.publishHealth(samples);
     this.#logPenaltyChanges(now);

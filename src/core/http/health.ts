@@ -1,11 +1,16 @@
 import type { WorkerNodeChain, WorkerNodeHealth } from '../cluster/worker-messages.js';
 import { nodeChainReport } from '../chain/chain-report.js';
+import type { ChainState } from '../chain/chain-state.js';
 import type { RoutingTable } from '../routing/routing-table.js';
 
 /** One node in GET /health. */
 export interface NodeHealth {
   readonly name: string;
   readonly tier: number;
+  /** The chain it serves (only with `[[chains]]`: chain-health.ts adds it). */
+  readonly chain?: string;
+  /** The provider account billed for it (only when it names one). */
+  readonly account?: string;
   readonly status: 'up' | 'down' | 'unknown';
   readonly latency_ms: number | null;
   /** Present (true) when an operator cordoned the node: it takes no new requests. */
@@ -29,6 +34,38 @@ export interface HealthReport {
   readonly active_nodes: number;
   readonly total_nodes: number;
   readonly nodes: readonly NodeHealth[];
+  /** Each chain's own status (only with `[[chains]]`: chain-health.ts). */
+  readonly chains?: readonly ChainHealth[];
+  /** Each provider account's pool (only with `[[accounts]]`: chain-health.ts). */
+  readonly accounts?: readonly AccountHealth[];
+}
+
+/** One chain in GET /health: where it is served and its status from its own nodes. */
+export interface ChainHealth {
+  readonly name: string;
+  readonly paths: readonly string[];
+  readonly hosts: readonly string[];
+  readonly status: HealthReport['status'];
+  readonly active_nodes: number;
+  readonly total_nodes: number;
+}
+
+/** One provider account in GET /health: its pool against its plan. */
+export interface AccountHealth {
+  readonly name: string;
+  /** Credits its nodes booked this billing period. */
+  readonly used: number;
+  /** `monthly_limit`; null when unmetered. */
+  readonly quota: number | null;
+  /** Usage past which every node of the account is skipped; null when unmetered. */
+  readonly threshold: number | null;
+  readonly rps_limit: number | null;
+  readonly max_concurrent: number | null;
+  readonly reset_day: number;
+  /** The next reset (UTC day): when the billing period ends. */
+  readonly next_reset: string;
+  /** The nodes billed to it, config order. */
+  readonly nodes: readonly string[];
 }
 
 /**
@@ -37,9 +74,14 @@ export interface HealthReport {
  * offer it a request); otherwise up with its latency EMA in whole milliseconds. A cordoned
  * node says so and does not count as active.
  */
-export function healthReport(table: RoutingTable, now: number): HealthReport {
+export function healthReport(
+  table: RoutingTable,
+  now: number,
+  /** The chain state a node's heads are judged in (one per chain); default the table's. */
+  chainOf: (node: RoutingTable['all'][number]) => ChainState | undefined = () => table.chain,
+): HealthReport {
   const nodes = table.all.map((node) =>
-    withChain(withCordon(nodeHealth(node, now), node.cordoned), node, table, now),
+    withChain(withCordon(nodeHealth(node, now), node.cordoned), node, chainOf(node), now),
   );
   return summarize(nodes);
 }
@@ -48,12 +90,12 @@ export function healthReport(table: RoutingTable, now: number): HealthReport {
 function withChain(
   entry: NodeHealth,
   node: RoutingTable['all'][number],
-  table: RoutingTable,
+  chain: ChainState | undefined,
   now: number,
 ): NodeHealth {
   if (node.heads.wrongChain) return { ...entry, status: 'down', wrong_chain: true };
-  if (table.chain === undefined || !table.chain.active) return entry;
-  const report = nodeChainReport(table.chain, node.heads, now);
+  if (chain === undefined || !chain.active) return entry;
+  const report = nodeChainReport(chain, node.heads, now);
   if (Object.keys(report.heads).length === 0) return entry;
   return report.lag < 0
     ? { ...entry, head: report.heads }
@@ -80,12 +122,12 @@ export type { WorkerNodeChain, WorkerNodeHealth };
 /** A worker's chain view of `node` for its sync report, or undefined (nothing known). */
 export function workerNodeChain(
   node: RoutingTable['all'][number],
-  table: RoutingTable,
+  chain: ChainState | undefined,
   now: number,
 ): WorkerNodeChain | undefined {
   if (node.heads.wrongChain) return { head: {}, lag: -1, wrongChain: true };
-  if (table.chain === undefined || !table.chain.active) return undefined;
-  const report = nodeChainReport(table.chain, node.heads, now);
+  if (chain === undefined || !chain.active) return undefined;
+  const report = nodeChainReport(chain, node.heads, now);
   if (Object.keys(report.heads).length === 0) return undefined;
   return { head: report.heads, lag: report.lag, wrongChain: false };
 }
@@ -149,7 +191,8 @@ function fleetNodeHealth(
   return { name: node.name, tier: node.tier, status: 'up', latency_ms: Math.floor(mean / 1000) };
 }
 
-function summarize(nodes: readonly NodeHealth[]): HealthReport {
+/** Status, active and total of `nodes`: active is neither down nor cordoned. */
+export function summarize(nodes: readonly NodeHealth[]): HealthReport {
   const active = nodes.filter((node) => node.status !== 'down' && node.cordoned !== true).length;
   const status = active === 0 ? 'critical' : active < nodes.length ? 'degraded' : 'ok';
   return { status, active_nodes: active, total_nodes: nodes.length, nodes };

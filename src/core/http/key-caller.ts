@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BlockList } from 'node:net';
 import type { ClientKeys } from '../keys/client-keys.js';
 import { isRefusal } from '../keys/client-keys.js';
-import type { KeyRefusal } from '../keys/key-refusal.js';
+import { chainRefusal, type KeyRefusal } from '../keys/key-refusal.js';
 import { presentedKey } from '../keys/presented-key.js';
 import type { KeyedCaller } from '../serving/key-gate.js';
 import { clientAddress } from './client-address.js';
@@ -20,12 +20,21 @@ export function callerOf(
   req: IncomingMessage,
   keys: ClientKeys,
   trustedProxies: BlockList | undefined,
+  /** The key segment of the request's path, if it had one. */
+  pathKey: string | undefined,
+  /** The chain the request's path reached: a key scoped to others is refused (403). */
+  chain: string,
 ): KeyedCaller | KeyRefusal | undefined {
   const ip = clientAddress(req, trustedProxies);
-  const who = keys.identify(presentedKey(req.url, req.headers), ip);
+  const who = keys.identify(presentedKey(pathKey, req.url, req.headers), ip);
   if (who === undefined || isRefusal(who)) {
     keys.countUnkeyed(who?.reason ?? 'keyless');
     return who;
+  }
+  const refused = chainRefusal(who, chain);
+  if (refused !== undefined) {
+    who.count(refused.reason);
+    return refused;
   }
   return { key: who, ip, origin: req.headers.origin };
 }

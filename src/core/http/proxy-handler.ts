@@ -84,7 +84,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
 /** Finds the request's client key; false when it is refused (answered here, 401 or 429). */
 function identify(exchange: Exchange, idJson: string): boolean {
   const { req, res, ctx } = exchange;
-  const who = callerOf(req, ctx.keys, ctx.trustedProxies);
+  const who = callerOf(req, ctx.keys, ctx.trustedProxies, exchange.pathKey, ctx.chain);
   if (isCallerRefusal(who)) {
     res.removeHeader('access-control-allow-origin');
     setRefusalHeaders(res, who);
@@ -150,6 +150,8 @@ class Exchange extends BodyReader implements ExchangeState {
     readonly res: ServerResponse,
     readonly ctx: ProxyHandlerContext,
     readonly startedAt: number,
+    /** The client key its path carried (`/<key>`, `/solana/<key>`), if any. */
+    readonly pathKey: string | undefined,
   ) {
     super(ctx.maxBodyBytes);
   }
@@ -185,11 +187,15 @@ class Exchange extends BodyReader implements ExchangeState {
   }
 }
 
-/** Handles POST / and POST /send-request: read → parse → route → respond → record. */
+/**
+ * Handles a POST to a chain's proxy path (`/`, `/send-request`, `/solana`, …): read → parse →
+ * route → respond → record, with `ctx` the chain's context.
+ */
 export function handleProxy(
   req: IncomingMessage,
   res: ServerResponse,
   ctx: ProxyHandlerContext,
+  pathKey: string | undefined,
 ): void {
-  readBody(req, new Exchange(req, res, ctx, ctx.clock.now()));
+  readBody(req, new Exchange(req, res, ctx, ctx.clock.now(), pathKey));
 }

@@ -1,50 +1,34 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { ResponseCache } from '../cache/response-cache.js';
-import { chainOptions } from '../chain/chain-state.js';
 import { MONOTONIC_CLOCK, type Clock } from '../clock.js';
-import type { KeysConfig } from '../config/key-types.js';
+import { chainsOf } from '../config/config-chains.js';
 import type { Config, NodeConfig } from '../config/types.js';
-import { ClientKeys } from '../keys/client-keys.js';
-import { proxyPathOf } from '../keys/presented-key.js';
-import { NOOP_METRICS, REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js';
+import type { ClientKeys } from '../keys/client-keys.js';
+import { NOOP_METRICS, type REQUEST_OUTCOMES, type ProxyMetrics } from '../metrics.js';
 import { createPromMetrics } from '../prom-metrics.js';
 import { DeadlineQueue } from '../node/deadline-queue.js';
-import type { RouteEvents } from '../routing/attempt.js';
 import { checkChains } from '../routing/chain-identity.js';
-import { PolicyTable } from '../routing/policy-table.js';
+import type { ResponseCache } from '../cache/response-cache.js';
 import { Topology, type TopologyDiff } from '../routing/topology.js';
-import { trustedProxyList } from './client-address.js';
-import { CorsPolicy } from './cors.js';
+import type { CorsPolicy } from './cors.js';
 import { drainServer } from './drain.js';
+import { withChainsAndAccounts } from './chain-health.js';
 import { healthReport, type HealthReport } from './health.js';
 import { HealthTicker } from './health-ticker.js';
 import { listen } from './listen.js';
 import { listenerOptions } from './listener-options.js';
+import { MetricsListener, serveHealth, serveMetrics, setMetricSources } from './monitoring.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
-import { sendBytes, sendJson, sendStatus } from './respond.js';
-import { chainSamples, quotaSamples } from './server-samples.js';
+import { sendRpcError, sendStatus } from './respond.js';
+import { ServedChains, type SharedHandlerContext } from './served-chains.js';
+import { proxyCorsOf, routeContextOf, sharedContextOf } from './server-context.js';
 import { sameValue, type ProxyServerOptions } from './server-options.js';
+import { pathOf } from './url-path.js';
 
 export type { ProxyServerOptions } from './server-options.js';
 
 const RANK_INTERVAL_MS = 1000;
 /** How long shutdown waits for in-flight requests before closing their connections. */
 export const DRAIN_TIMEOUT_MS = 10_000;
-
-/** Who may call the proxy paths from a page: `cors_origins`, and every key's `origins`. */
-function proxyCorsOf(
-  corsOrigins: readonly string[],
-  keys: KeysConfig | undefined,
-): CorsPolicy | undefined {
-  const keyOrigins = keys?.keys.flatMap((key) => key.origins) ?? [];
-  return CorsPolicy.from([...new Set([...corsOrigins, ...keyOrigins])]);
-}
-
-function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
 
 /** The proxy: HTTP listener(s), topology, ranking loop, graceful shutdown. */
 export class ProxyServer {
@@ -53,87 +37,57 @@ export class ProxyServer {
   readonly #options: ProxyServerOptions;
   readonly #clock: Clock;
   readonly #server: Server;
-  #metricsServer: Server | undefined;
-  readonly #handler: ProxyHandlerContext;
+  /** The loopback listener of `metrics_port`, when configured. */
+  #metricsListener: MetricsListener | undefined;
+  /** What every chain's requests share (keys, counts, limits…). */
+  readonly #shared: SharedHandlerContext;
+  /** The chains served, each with its own routing context and cache. */
+  readonly chains: ServedChains;
   /** Undefined when `cors_origins` is empty: no CORS headers, OPTIONS gets 405. */
   readonly #cors: CorsPolicy | undefined;
   /** The proxy paths' policy: `cors_origins` and every key's `origins` (rebuilt on reload). */
   #proxyCors: CorsPolicy | undefined;
   #config: Config;
-  /** Per-method strategies and write handling; rebuilt by a reload. */
-  #policies: PolicyTable;
   #rankTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
   readonly #health: HealthTicker;
   #port = 0;
-  #metricsPort: number | undefined;
 
   private constructor(options: ProxyServerOptions) {
     this.#options = options;
     this.#config = options.config;
     this.#clock = options.clock ?? MONOTONIC_CLOCK;
-    this.#policies = new PolicyTable(options.config.routing, options.registry);
     const server = options.config.server;
     this.metrics =
       options.metrics ??
       (server.enableMetrics ? createPromMetrics({ version: options.version }) : NOOP_METRICS);
-    this.topology = new Topology(options.config.nodes, {
-      usage: options.usage,
-      metrics: this.metrics,
-      clock: this.#clock,
-      deadlines: new DeadlineQueue(this.#clock),
-      chain: chainOptions(options.config.server.chain),
-    });
-    const events: RouteEvents = {
-      penalized: (node, reason, seconds) => {
-        options.logger.warn({ node: node.name, reason, seconds }, 'node penalized');
-        options.onNodeHealth?.(node.name, seconds);
-      },
-      recovered: (node, seconds) => {
-        options.logger.info({ node: node.name, after_seconds: seconds }, 'node recovered');
-        options.onNodeHealth?.(node.name, 0);
-      },
-    };
-    this.#handler = {
-      route: {
-        table: () => this.topology.table,
-        clock: this.#clock,
+    const chains = chainsOf(options.config);
+    this.topology = new Topology(
+      { nodes: options.config.nodes, chains, accounts: options.config.accounts },
+      {
+        usage: options.usage,
         metrics: this.metrics,
-        events,
-        budgetMs: options.budgetMs ?? server.requestTimeoutMs,
-        attemptTimeoutMs: options.attemptTimeoutMs ?? server.attemptTimeoutMs,
-        policies: () => this.#policies,
+        clock: this.#clock,
+        deadlines: new DeadlineQueue(this.#clock),
       },
-      cache: new ResponseCache(
-        options.config.cache,
-        this.metrics.cache,
-        options.config.routing?.writeMethods,
-        this.topology.chain,
-      ),
-      registry: options.registry,
-      metrics: this.metrics,
-      clock: this.#clock,
-      logger: options.logger,
-      maxBodyBytes: server.maxBodyBytes,
-      maxBatchSize: server.maxBatchSize,
-      compressionMinBytes: server.compressionMinBytes,
-      trustedProxies: trustedProxyList(server.trustedProxies),
-      accessLog: options.accessLog ?? false,
-      counts: new Float64Array(REQUEST_OUTCOMES.length),
-      drain: { active: false },
-      routingHeaders: server.routingHeaders,
-      keys: new ClientKeys(options.config.keys, server.requireKey === true, this.#clock),
-      cors: CorsPolicy.from(server.corsOrigins),
-      creditsRemainingHeader: server.creditsRemainingHeader === true,
-    };
-    this.#cors = this.#handler.cors;
+    );
+    this.#shared = sharedContextOf(options, this.metrics, this.#clock);
+    this.chains = new ServedChains(
+      this.topology,
+      this.#shared,
+      routeContextOf(options, this.metrics, this.#clock),
+      options.registry,
+      options.logger,
+    );
+    this.chains.apply(chains);
+    this.#cors = this.#shared.cors;
     this.#proxyCors = proxyCorsOf(server.corsOrigins, options.config.keys);
     this.#health = new HealthTicker(
       this.topology,
       this.metrics,
       this.#clock,
       options.logger,
-      options.config.server.chain?.expectChain,
+      (chain) => this.chains.get(chain)?.config.lag?.expectChain,
     );
     this.#server = createServer(listenerOptions(server.keepAliveTimeoutMs), (req, res) =>
       this.#onRequest(req, res),
@@ -159,27 +113,25 @@ export class ProxyServer {
     const server = options.config.server;
     const host = options.host ?? server.host;
     // Nodes on another chain are found before the first request can reach them.
-    await checkChains(proxy.topology.table.all, server.chain?.expectChain, options.logger);
+    await Promise.all(
+      proxy.chains
+        .all()
+        .map((chain) =>
+          checkChains(chain.slot.table.all, chain.config.lag?.expectChain, options.logger),
+        ),
+    );
     proxy.#port = await listen(proxy.#server, host, options.port ?? server.port, 'proxy');
     if (server.enableMetrics && server.metricsPort !== undefined) {
-      const metricsServer = createServer((req, res) => proxy.#onMetricsOnly(req, res));
-      proxy.#metricsServer = metricsServer;
+      const metricsListener = new MetricsListener(options, proxy.metrics);
+      proxy.#metricsListener = metricsListener;
       try {
-        proxy.#metricsPort = await listen(
-          metricsServer,
-          '127.0.0.1',
-          server.metricsPort,
-          'metrics',
-        );
+        await metricsListener.listen(server.metricsPort);
       } catch (err) {
         await proxy.close(0);
         throw err;
       }
     }
-    proxy.metrics.setQuotaSource(() => quotaSamples(proxy.topology.table.all, new Date()));
-    proxy.metrics.setChainSource?.(() => chainSamples(proxy.topology, proxy.#clock.now()));
-    const keys = proxy.#handler.keys;
-    if (keys.enabled) proxy.metrics.setKeySource?.(() => keys.samples());
+    setMetricSources(proxy.metrics, proxy.topology, proxy.#clock, proxy.#shared.keys);
     proxy.#health.tick();
     proxy.#rankTimer = setInterval(() => proxy.#health.tick(), RANK_INTERVAL_MS);
     proxy.#rankTimer.unref();
@@ -187,7 +139,7 @@ export class ProxyServer {
 
   /** Client requests answered so far, by outcome (works with metrics off too). */
   requestCounts(): Record<(typeof REQUEST_OUTCOMES)[number], number> {
-    const counts = this.#handler.counts;
+    const counts = this.#shared.counts;
     return {
       forwarded: counts[0]!,
       bad_request: counts[1]!,
@@ -203,28 +155,28 @@ export class ProxyServer {
 
   /** The bound port of the loopback metrics listener, if any. */
   get metricsPort(): number | undefined {
-    return this.#metricsPort;
+    return this.#metricsListener?.port;
   }
 
   /**
-   * What the WebSocket side (core/ws) attaches to: the main listener, and the routing context
-   * and response cache HTTP serves with (one cache, one set of flights for every door).
+   * What the WebSocket side (core/ws) attaches to: the main listener, the chains (each with the
+   * routing context and response cache HTTP serves it with: one cache, one set of flights for
+   * every door of a chain), and what every chain shares.
    */
   get upgradeTarget(): {
     readonly listener: Server;
-    readonly route: ProxyHandlerContext['route'];
-    readonly cache: ProxyHandlerContext['cache'];
+    readonly chains: ServedChains;
     readonly counts: Float64Array;
     readonly keys: ClientKeys;
     readonly trustedProxies: ProxyHandlerContext['trustedProxies'];
   } {
-    const { route, cache, counts, keys, trustedProxies } = this.#handler;
-    return { listener: this.#server, route, cache, counts, keys, trustedProxies };
+    const { counts, keys, trustedProxies } = this.#shared;
+    return { listener: this.#server, chains: this.chains, counts, keys, trustedProxies };
   }
 
   /** The client keys in force (every door of this process checks them). */
   get keys(): ClientKeys {
-    return this.#handler.keys;
+    return this.#shared.keys;
   }
 
   get config(): Config {
@@ -233,28 +185,40 @@ export class ProxyServer {
 
   /** GET /health's document, now. */
   health(): HealthReport {
-    return healthReport(this.topology.table, this.#clock.now());
+    const topology = this.topology;
+    const report = healthReport(topology.table, this.#clock.now(), (node) =>
+      topology.chainOf(node),
+    );
+    const used = (account: string) => topology.account(account)?.usage.used ?? 0;
+    return withChainsAndAccounts(report, this.#config, used, new Date());
   }
 
-  /** Applies a reloaded config's nodes ([server] changes need a restart and are reported). */
+  /**
+   * Applies a reloaded config's chains, nodes and accounts ([server] changes need a restart
+   * and are reported).
+   */
   reload(config: Config): { diff: TopologyDiff; serverChanged: string[] } {
     const before = this.#config.server;
     const after = config.server;
     const serverChanged = (Object.keys(before) as Array<keyof typeof before>).filter(
       (key) => !sameValue(before[key], after[key]),
     );
-    const { diff, retired } = this.topology.apply(config.nodes);
+    const chains = chainsOf(config);
+    const { diff, retired } = this.topology.apply({
+      nodes: config.nodes,
+      chains,
+      accounts: config.accounts,
+    });
+    this.chains.apply(chains);
     const added = new Set(diff.added);
-    void checkChains(
-      this.topology.table.all.filter((node) => added.has(node.name)),
-      before.chain?.expectChain,
-      this.#options.logger,
-    );
-    this.#policies = new PolicyTable(config.routing, this.#options.registry);
-    // A changed [cache] applies at once; a changed price list leaves stored answers alone.
-    this.#handler.cache?.reconfigure(config.cache, config.routing?.writeMethods);
+    for (const chain of this.chains.all())
+      void checkChains(
+        chain.slot.table.all.filter((node) => added.has(node.name)),
+        chain.config.lag?.expectChain,
+        this.#options.logger,
+      );
     // Keys apply at once: added ones work, removed ones are refused from the next call.
-    const keys = this.#handler.keys;
+    const keys = this.#shared.keys;
     keys.reconfigure(config.keys);
     if (keys.enabled) this.metrics.setKeySource?.(() => keys.samples());
     this.#proxyCors = proxyCorsOf(before.corsOrigins, config.keys);
@@ -265,9 +229,9 @@ export class ProxyServer {
     return { diff, serverChanged };
   }
 
-  /** The response cache and coalescer. */
+  /** The response cache and coalescer of the first chain (the only one of a `[[nodes]]` config). */
   get cache(): ResponseCache | undefined {
-    return this.#handler.cache;
+    return this.chains.first().handler.cache;
   }
 
   /** The node configs now in force (config order). */
@@ -287,13 +251,9 @@ export class ProxyServer {
 
   async #close(drainMs: number): Promise<void> {
     if (this.#rankTimer) clearInterval(this.#rankTimer);
-    this.#handler.drain.active = true;
+    this.#shared.drain.active = true;
     const cutOff = await drainServer(this.#server, drainMs);
-    if (this.#metricsServer) {
-      const metricsServer = this.#metricsServer;
-      metricsServer.closeAllConnections();
-      await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
-    }
+    if (this.#metricsListener) await this.#metricsListener.close();
     // A graceful pool close would wait for attempts nobody is waiting for any more.
     await (cutOff ? this.topology.destroy() : this.topology.close());
   }
@@ -301,62 +261,42 @@ export class ProxyServer {
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
     // While draining, answers say `Connection: close` so clients stop reusing the connection.
-    if (this.#handler.drain.active) res.shouldKeepAlive = false;
+    if (this.#shared.drain.active) res.shouldKeepAlive = false;
     // Browsers may call the proxy and /health; /metrics and the rest stay same-origin.
     const cors = this.#cors;
-    if (
-      path === '/send-request' ||
-      path === '/' ||
-      (this.#handler.keys.enabled && proxyPathOf(path, true) !== undefined)
-    ) {
+    const hit = this.chains.resolve(path, req.headers.host, this.#shared.keys.enabled);
+    if (hit !== undefined) {
       const proxyCors = this.#proxyCors;
       const allowed = proxyCors !== undefined && proxyCors.decorate(req, res);
-      if (req.method === 'POST') return handleProxy(req, res, this.#handler);
+      if (req.method === 'POST') return handleProxy(req, res, hit.target.handler, hit.key);
       if (proxyCors && req.method === 'OPTIONS')
         return proxyCors.preflight(req, res, allowed, 'POST');
       return sendStatus(res, 405, 'Method Not Allowed', 'POST');
     }
-    if (path === '/health') {
-      const allowed = cors !== undefined && cors.decorate(req, res);
-      if (cors && req.method === 'OPTIONS') return cors.preflight(req, res, allowed, 'GET');
-      if (req.method !== 'GET' && req.method !== 'HEAD')
-        return sendStatus(res, 405, 'Method Not Allowed', 'GET');
-      const fleet = this.#options.fleetView;
-      if (fleet === undefined) return sendJson(res, 200, this.health());
-      fleet.health().then(
-        (report) => sendJson(res, 200, report),
-        () => sendJson(res, 200, this.health()),
-      );
-      return;
-    }
+    if (path === '/health') return serveHealth(req, res, cors, this.#options.fleetView, this);
     if (
       path === '/metrics' &&
       this.#config.server.enableMetrics &&
-      this.#metricsServer === undefined
+      this.#metricsListener === undefined
     ) {
-      return this.#serveMetrics(req, res);
+      return serveMetrics(req, res, this.metrics, this.#options.fleetView, this.#options.logger);
     }
     if (this.#options.extraRoutes?.(req, res, path)) return;
+    if (this.#config.chains !== undefined) return this.#noChain(res, path);
     sendStatus(res, 404, 'Not Found');
   }
 
-  #onMetricsOnly(req: IncomingMessage, res: ServerResponse): void {
-    const path = pathOf(req.url);
-    if (path === '/metrics') return this.#serveMetrics(req, res);
-    if (this.#options.metricsRoutes?.(req, res, path)) return;
-    sendStatus(res, 404, 'Not Found');
-  }
-
-  #serveMetrics(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method !== 'GET' && req.method !== 'HEAD')
-      return sendStatus(res, 405, 'Method Not Allowed', 'GET');
-    const render = this.#options.fleetView?.metrics() ?? this.metrics.render();
-    render.then(
-      (text) => sendBytes(res, 200, this.metrics.contentType, text),
-      (err: unknown) => {
-        this.#options.logger.error({ err }, 'metrics rendering failed');
-        sendStatus(res, 500, 'metrics unavailable');
-      },
+  /** A path no chain serves, with `[[chains]]`: a JSON-RPC error listing the chains' paths. */
+  #noChain(res: ServerResponse, path: string): void {
+    const served = this.chains
+      .all()
+      .map((chain) => `${chain.name}: ${chain.config.paths.join(', ')}`);
+    sendRpcError(
+      res,
+      404,
+      -32600,
+      `no chain is served at ${path}; chains are served at ${served.join('; ')}`,
+      'null',
     );
   }
 }

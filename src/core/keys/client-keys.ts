@@ -4,14 +4,23 @@
  * and one Map lookup per call, and a comparison whose time says nothing about how much of a
  * guess was right. With no keys configured `enabled` is false and no door does anything else.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { KEY_USAGE_PREFIX } from '../config/key-exposure.js';
-import type { KeysConfig } from '../config/key-types.js';
+import type { ClientKeyConfig, KeysConfig } from '../config/key-types.js';
 import type { KeySample } from '../metrics.js';
 import type { PeriodNode } from '../quota/rollover.js';
 import type { QuotaEntry, QuotaSnapshot, UsageLedger } from '../quota/usage-ledger.js';
 import { FailedChecks } from './failed-checks.js';
+import type { KeyDemand, KeyShare } from './key-limits.js';
+import {
+  KeyOverrideBook,
+  budgetField,
+  budgetOverride,
+  budgetValue,
+  revokeField,
+  type KeyOverrides,
+} from './key-overrides.js';
 import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
 import { KeyState } from './key-state.js';
 
@@ -28,7 +37,12 @@ export class ClientKeys {
   readonly #failed = new FailedChecks();
   /** Calls without a usable key, by outcome (`keyless`, `no_key`, `unknown_key`, …). */
   readonly unkeyed = new Map<string, number>();
-  /** Replicas on Redis: the shared ledger keys' usage is counted in, and the fleet reset. */
+  /** The operator's runtime changes (revoke, budget): this process's, or the fleet's. */
+  readonly book = new KeyOverrideBook();
+  /**
+   * Workers or replicas: the shared ledger keys' usage is counted in (the primary's, or the one
+   * synced with Redis), and the fleet-wide reset.
+   */
   #shared:
     { readonly ledger: UsageLedger; readonly reset: (name: string) => Promise<void> } | undefined;
 
@@ -49,13 +63,10 @@ export class ClientKeys {
     const byName = new Map<string, KeyState>();
     for (const config of keys?.keys ?? []) {
       let state = this.#byName.get(config.name);
-      if (state === undefined) {
-        state = new KeyState(config, now, this.wallNow);
-      } else {
-        // A revoked key stays revoked across reloads until its secret changes (rotation).
-        if (state.config.sha256 !== config.sha256) state.revoked = false;
-        state.reconfigure(config, now);
-      }
+      if (state === undefined) state = new KeyState(config, now, this.wallNow);
+      else state.reconfigure(config, now);
+      // A revoke names the secret (a rotation is not revoked); a runtime budget, the config's.
+      this.#applyBook(state);
       if (this.#shared !== undefined && !state.shared)
         state.share(this.#shared.ledger.counter(keyUsageName(config.name)));
       byHash.set(config.sha256, state);
@@ -67,14 +78,33 @@ export class ClientKeys {
   }
 
   /**
-   * Counts every key's usage in `ledger` from now on — the ledger shared with replicas through
-   * Redis, where keys are more counters beside the nodes' (synced, saved in quotas.json and
-   * healed as theirs are). `reset` zeroes a counter fleet-wide (`quota reset --key`).
+   * Counts every key's usage in `ledger` from now on — the ledger shared with the primary of
+   * `--workers` or with replicas through Redis, where keys are more counters beside the nodes'
+   * (synced, saved in quotas.json and healed as theirs are). `reset` zeroes a counter
+   * fleet-wide (`quota reset --key`).
    */
   shareUsage(ledger: UsageLedger, reset: (name: string) => Promise<void>): void {
     this.#shared = { ledger, reset };
     for (const state of this.#byName.values())
       if (!state.shared) state.share(ledger.counter(keyUsageName(state.name)));
+  }
+
+  /** This process's share of the limits of the key counted as `usageName` (`key:NAME`). */
+  applyShare(usageName: string, share: KeyShare): void {
+    this.byUsageName(usageName)?.limits.setShare(share, this.clock.now());
+  }
+
+  /** What the key counted as `usageName` wanted since the last call (undefined: not a key). */
+  takeDemand(usageName: string): KeyDemand | undefined {
+    return this.byUsageName(usageName)?.limits.takeDemand();
+  }
+
+  /** Every limited key's demand since the last call, by usage name (a worker's report). */
+  demands(): Array<readonly [string, KeyDemand]> {
+    const demands: Array<readonly [string, KeyDemand]> = [];
+    for (const state of this.#byName.values())
+      if (state.limits.limited) demands.push([keyUsageName(state.name), state.limits.takeDemand()]);
+    return demands;
   }
 
   /** Zeroes a key's usage this period: here alone, or fleet-wide when it is shared. */
@@ -90,7 +120,8 @@ export class ClientKeys {
     const now = this.clock.now();
     const wait = this.#failed.waitOf(ip, now);
     if (wait > 0) return failedChecks(wait);
-    const state = this.#byHash.get(createHash('sha256').update(presented, 'utf8').digest('hex'));
+    // crypto.hash: one call, no Hash object (a third of createHash's cost for a key's length).
+    const state = this.#byHash.get(hash('sha256', presented, 'hex'));
     if (state === undefined || state.revoked) {
       this.#failed.failed(ip, now);
       return state === undefined ? UNKNOWN_KEY : REVOKED_KEY;
@@ -147,6 +178,49 @@ export class ClientKeys {
   byName(name: string): KeyState | undefined {
     return this.#byName.get(name);
   }
+
+  /** The key whose usage goes by `usageName` (`key:NAME`), if it is one of these keys. */
+  byUsageName(usageName: string): KeyState | undefined {
+    return usageName.startsWith(KEY_USAGE_PREFIX)
+      ? this.#byName.get(usageName.slice(KEY_USAGE_PREFIX.length))
+      : undefined;
+  }
+
+  /** Revokes the key's secret (or takes the revoke back): in force here at once. */
+  setRevoked(state: KeyState, revoked: boolean): void {
+    this.book.set(revokeField(state.name, state.config.sha256), revoked ? '1' : '0');
+    this.#applyBook(state);
+  }
+
+  /** Sets the key's budget at runtime (undefined: the config's `monthly_credits` again). */
+  setBudget(state: KeyState, credits: number | undefined): void {
+    this.book.set(budgetField(state.name), budgetValue(credits, state.config.monthlyCredits));
+    this.#applyBook(state);
+  }
+
+  /** The operator's changes, to hand to another process (the primary's, to a worker). */
+  overrides(): KeyOverrides {
+    return this.book.entries();
+  }
+
+  /** Takes the operator's changes as another process holds them (the primary's, to a worker). */
+  applyOverrides(overrides: KeyOverrides): void {
+    this.book.replace(overrides);
+    this.refresh();
+  }
+
+  /** Puts the book in force on every key (after the fleet's sync changed it). */
+  refresh(): void {
+    for (const state of this.#byName.values()) this.#applyBook(state);
+  }
+
+  #applyBook(state: KeyState): void {
+    state.revoked = this.book.value(revokeField(state.name, state.config.sha256)) === '1';
+    state.budgetOverride = budgetOverride(
+      this.book.value(budgetField(state.name)),
+      state.config.monthlyCredits,
+    );
+  }
 }
 
 /** The name a key's usage goes by in quotas.json and the shared ledger. */
@@ -154,9 +228,30 @@ export function keyUsageName(name: string): string {
   return `${KEY_USAGE_PREFIX}${name}`;
 }
 
-/** The keys' counters as billing periods see them (each key has its own reset day). */
-export function keyPeriods(keys: readonly { name: string; resetDay: number }[]): PeriodNode[] {
-  return keys.map((key) => ({ name: keyUsageName(key.name), resetDay: key.resetDay }));
+/**
+ * A key as the processes that share it see it: its usage counter (its own billing day) and the
+ * limits they split between them (undefined: none).
+ */
+export interface KeyCounter extends PeriodNode {
+  readonly rpsLimit: number | undefined;
+  readonly concurrentLimit: number | undefined;
+  readonly perIpLimit: number | undefined;
+}
+
+/** The keys' counters and limits (each key has its own reset day). */
+export function keyPeriods(
+  keys: readonly Pick<
+    ClientKeyConfig,
+    'name' | 'resetDay' | 'rpsLimit' | 'maxConcurrent' | 'perIpRps'
+  >[],
+): KeyCounter[] {
+  return keys.map((key) => ({
+    name: keyUsageName(key.name),
+    resetDay: key.resetDay,
+    rpsLimit: key.rpsLimit,
+    concurrentLimit: key.maxConcurrent,
+    perIpLimit: key.perIpRps,
+  }));
 }
 
 /** Narrows what `identify` returned. */

@@ -20,7 +20,13 @@ export type RefusalReason =
   | 'per_ip_rate_limit'
   | 'concurrency'
   | 'budget'
-  | 'batch_size';
+  | 'batch_size'
+  | 'chain'
+  // Guards of heavy reads (issue 29: keys/heavy-read-refusal.ts).
+  | 'filters'
+  | 'answer_size'
+  | 'logs_range'
+  | 'logs_plan';
 
 /** A refused call: what the client is answered. */
 export interface KeyRefusal {
@@ -106,6 +112,25 @@ export function paramsRefused(key: string, method: string): KeyRefusal {
     KEY_ERROR_CODE,
     'params',
     `Method ${method} is allowed for key '${key}' only with the first params it lists (keys.params.${method})`,
+  );
+}
+
+/** The refusal of a key scoped to other chains (`keys.chains`) on `chain`, or undefined. */
+export function chainRefusal(
+  key: { readonly name: string; readonly config: { readonly chains?: readonly string[] } },
+  chain: string,
+): KeyRefusal | undefined {
+  const chains = key.config.chains;
+  if (chains === undefined || chains.length === 0 || chains.includes(chain)) return undefined;
+  return chainRefused(key.name, chain, chains);
+}
+
+function chainRefused(key: string, chain: string, chains: readonly string[]): KeyRefusal {
+  return refusal(
+    403,
+    KEY_ERROR_CODE,
+    'chain',
+    `Key '${key}' may not be used on chain '${chain}'; it is scoped to ${chains.join(', ')} (keys.chains)`,
   );
 }
 

@@ -1,27 +1,22 @@
 /**
  * One client key's state while cascade runs: its limits (from `[[keys]]`, replaced in place on
- * reload), its rate buckets, its requests in flight and its credits this billing period. The
- * checks run in a fixed order — revoked, origin, method, params, per-IP rate, key rate,
+ * reload), its rate buckets and requests in flight (key-limits.ts) and its credits this
+ * billing period. The checks run in a fixed order — revoked, origin, method, params, per-IP rate, key rate,
  * concurrency, budget — and the first that fails is the answer; a call that passes reserves
  * one concurrency slot and the cheapest price of its method until it settles.
  */
 import type { ClientKeyConfig } from '../config/key-types.js';
-import { TokenBucket } from '../node/token-bucket.js';
 import type { UsageCounter } from '../quota/usage-ledger.js';
 import { nextReset, periodStart } from '../quota/billing-period.js';
+import { KeyLimits } from './key-limits.js';
 import {
   REVOKED_KEY,
   budgetRefused,
-  concurrencyRefused,
   methodRefused,
   originRefused,
-  rateRefused,
   type KeyRefusal,
 } from './key-refusal.js';
 import { MethodGlobs } from './method-globs.js';
-
-/** Per-IP buckets one browser key keeps at most (then the table starts over). */
-const MAX_IPS_PER_KEY = 50_000;
 
 /** A key's usage as saved: credits this period and the period's first day. */
 export interface KeyUsage {
@@ -33,16 +28,17 @@ export interface KeyUsage {
 export class KeyState {
   config: ClientKeyConfig;
   methods: MethodGlobs;
-  /** Refused at once, on every door (admin `key revoke`); cleared by a reload that keeps it. */
+  /** Refused at once, on every door (`key revoke`): set from ClientKeys' book of changes. */
   revoked = false;
   /** The budget an operator set at runtime (`key budget`); undefined = the config's. */
   budgetOverride: number | undefined;
-  inFlight = 0;
+  /** Rate, concurrency and per-IP limits (this process's share of them, when shared). */
+  readonly limits: KeyLimits;
   /** Credits booked this period, including reservations of calls in flight (see `shared`). */
   #used = 0;
   /**
-   * With replicas sharing usage through Redis: the key's counter in the shared ledger (the
-   * fleet's total, as nodes' counters are); settled credits are booked there, and `used` is
+   * With workers or replicas sharing usage (the primary, Redis): the key's counter in the
+   * shared ledger (the fleet's total, as nodes' counters are); settled credits are booked there, and `used` is
    * that total plus this process's reservations. Undefined: usage lives here alone.
    */
   #shared: UsageCounter | undefined;
@@ -50,10 +46,10 @@ export class KeyState {
   reservedNow = 0;
   periodStart = '';
   #periodEndsAt = -Infinity;
-  #bucket: TokenBucket | undefined;
-  readonly #perIp = new Map<string, TokenBucket>();
-  /** Calls by outcome (`allowed` or a refusal reason): rpc_key_requests_total. */
-  readonly counts = new Map<string, number>();
+  /** Calls allowed (the common outcome: a field, not a Map update per call). */
+  #allowed = 0;
+  /** Calls refused, by reason. */
+  readonly #refused = new Map<string, number>();
 
   constructor(
     config: ClientKeyConfig,
@@ -62,8 +58,7 @@ export class KeyState {
   ) {
     this.config = config;
     this.methods = new MethodGlobs(config.allow, config.deny);
-    this.#bucket =
-      config.rpsLimit === undefined ? undefined : new TokenBucket(config.rpsLimit, now);
+    this.limits = new KeyLimits(config, now);
     // The period starts now, so usage booked before any budget check counts in it.
     this.#rollPeriod();
   }
@@ -72,12 +67,17 @@ export class KeyState {
     return this.config.name;
   }
 
+  /** Calls admitted and not settled yet. */
+  get inFlight(): number {
+    return this.limits.inFlight;
+  }
+
   /** Credits booked this period, including reservations of calls in flight. */
   get used(): number {
     return this.#shared === undefined ? this.#used : this.#shared.used + this.reservedNow;
   }
 
-  /** Books settled usage in `counter` from now on (replicas sharing usage through Redis). */
+  /** Books settled usage in `counter` from now on (workers or replicas sharing usage). */
   share(counter: UsageCounter): void {
     this.#shared = counter;
   }
@@ -98,15 +98,21 @@ export class KeyState {
     this.config = config;
     if (before.allow.join() !== config.allow.join() || before.deny.join() !== config.deny.join())
       this.methods = new MethodGlobs(config.allow, config.deny);
-    if (config.rpsLimit === undefined) this.#bucket = undefined;
-    else if (this.#bucket === undefined) this.#bucket = new TokenBucket(config.rpsLimit, now);
-    else this.#bucket.reconfigure(config.rpsLimit, now);
-    if (config.perIpRps !== before.perIpRps) this.#perIp.clear();
+    this.limits.reconfigure(config, now);
     if (config.resetDay !== before.resetDay) this.#periodEndsAt = -Infinity;
   }
 
   count(outcome: string): void {
-    this.counts.set(outcome, (this.counts.get(outcome) ?? 0) + 1);
+    if (outcome === 'allowed') this.#allowed++;
+    else this.#refused.set(outcome, (this.#refused.get(outcome) ?? 0) + 1);
+  }
+
+  /** Calls by outcome (`allowed` or a refusal reason): rpc_key_requests_total. */
+  get counts(): ReadonlyMap<string, number> {
+    const counts = new Map<string, number>();
+    if (this.#allowed > 0) counts.set('allowed', this.#allowed);
+    for (const [reason, count] of this.#refused) counts.set(reason, count);
+    return counts;
   }
 
   /** Whether pages of `origin` may use the key (no list: any caller). */
@@ -136,16 +142,8 @@ export class KeyState {
     if (this.revoked) return REVOKED_KEY;
     if (!this.allowsOrigin(origin)) return originRefused(config.name, origin!);
     if (!this.methods.allows(method)) return methodRefused(config.name, method);
-    if (config.perIpRps !== undefined) {
-      const wait = this.#ipBucket(ip, config.perIpRps, now).tryTake(now);
-      if (wait > 0) return rateRefused(config.name, config.perIpRps, wait, true);
-    }
-    if (this.#bucket !== undefined) {
-      const wait = this.#bucket.tryTake(now);
-      if (wait > 0) return rateRefused(config.name, config.rpsLimit!, wait, false);
-    }
-    if (config.maxConcurrent !== undefined && this.inFlight >= config.maxConcurrent)
-      return concurrencyRefused(config.name, config.maxConcurrent);
+    const limited = this.limits.check(ip, now);
+    if (limited !== undefined) return limited;
     const budget = this.budget;
     if (budget !== undefined) {
       this.#rollPeriod();
@@ -153,10 +151,26 @@ export class KeyState {
       if (this.used + cheapest > budget || (cheapest === 0 && this.used >= budget))
         return budgetRefused(config.name, budget, this.#nextResetDay(), this.wallNow());
     }
-    this.inFlight++;
+    this.limits.acquire();
     this.#used += cheapest;
     this.reservedNow += cheapest;
     return undefined;
+  }
+
+  /**
+   * Reserves `extra` credits more for a call already admitted (a planned eth_getLogs split,
+   * priced whole before its first chunk): false, reserving nothing, when the budget cannot
+   * hold it. Settle with what the call reserved in all.
+   */
+  reserveMore(extra: number): boolean {
+    const budget = this.budget;
+    if (budget !== undefined) {
+      this.#rollPeriod();
+      if (this.used + extra > budget) return false;
+    }
+    this.#used += extra;
+    this.reservedNow += extra;
+    return true;
   }
 
   /** A call admitted with `reserved` ended having cost `credits` (0 for cache answers). */
@@ -166,7 +180,7 @@ export class KeyState {
 
   /** `count` admitted calls (batch elements) reserved `reserved` together and cost `credits`. */
   settleMany(count: number, reserved: number, credits: number): void {
-    this.inFlight -= count;
+    this.limits.release(count);
     this.reservedNow -= reserved;
     this.#used += credits - reserved;
     if (this.#shared !== undefined && credits > 0) this.#shared.add(credits);
@@ -212,15 +226,5 @@ export class KeyState {
       this.periodStart = start;
     }
     this.#periodEndsAt = Date.parse(`${nextReset(start, this.config.resetDay)}T00:00:00Z`);
-  }
-
-  #ipBucket(ip: string, rate: number, now: number): TokenBucket {
-    let bucket = this.#perIp.get(ip);
-    if (bucket === undefined) {
-      if (this.#perIp.size >= MAX_IPS_PER_KEY) this.#perIp.clear();
-      bucket = new TokenBucket(rate, now);
-      this.#perIp.set(ip, bucket);
-    }
-    return bucket;
   }
 }

@@ -26,6 +26,7 @@ export class MethodGlobs {
 
   /** Whether the key may call `method` (deny wins; no allow list = every method). */
   allows(method: string): boolean {
+    if (this.#allow === undefined && this.#deny === undefined) return true;
     const known = this.#seen.get(method);
     if (known !== undefined) return known;
     const allowed =

@@ -45,15 +45,16 @@ function headerKey(headers: IncomingHttpHeaders): string | undefined {
   return undefined;
 }
 
-/** The key a request presents (path, query, headers), or undefined when it carries none. */
+/**
+ * The key a request presents, or undefined when it carries none: `pathKey` (the key segment its
+ * path carried, found where the path was resolved to a chain), else `?api-key=`, else a header.
+ */
 export function presentedKey(
+  pathKey: string | undefined,
   url: string | undefined,
   headers: IncomingHttpHeaders,
 ): string | undefined {
-  const raw = url ?? '/';
-  const query = raw.indexOf('?');
-  const path = query === -1 ? raw : raw.slice(0, query);
-  return proxyPathOf(path, true)?.key ?? queryKey(raw) ?? headerKey(headers);
+  return pathKey ?? queryKey(url ?? '/') ?? headerKey(headers);
 }
 
 /** `url` with any key cut out (path segment or `api-key`), safe to log. */

@@ -17,6 +17,11 @@ export class TokenBucket {
     this.#updatedAt = now;
   }
 
+  /** Tokens per second it refills at. */
+  get rate(): number {
+    return this.#rate;
+  }
+
   /** Takes a token at time `now` (ms). Returns 0 on success, else ms until one is available. */
   tryTake(now: number): number {
     this.#refill(now);
@@ -25,6 +30,11 @@ export class TokenBucket {
       return 0;
     }
     return ((1 - this.#tokens) * 1000) / this.#rate;
+  }
+
+  /** Returns a token taken at the last `tryTake` (a second limit refused the work after all). */
+  giveBack(): void {
+    this.#tokens = Math.min(this.#capacity, this.#tokens + 1);
   }
 
   /** Tokens available at `now` (for tests and tables). */

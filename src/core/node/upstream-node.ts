@@ -5,9 +5,10 @@ import type { NodeMetrics } from '../metrics.js';
 import type { DeadlineQueue } from './deadline-queue.js';
 import { HttpTransport } from './http-transport.js';
 import { LatencyEma } from './latency-ema.js';
+import { LogsLimits } from './logs-limits.js';
 import { Penalty } from './penalty.js';
-import { Permits } from './permits.js';
-import { TokenBucket } from './token-bucket.js';
+import { BilledUsage, type ProviderAccount } from './provider-account.js';
+import { ProviderLimits } from './provider-limits.js';
 
 /** The usage slot a node books credits into (implemented by the quota ledger). */
 export interface UsageCounter {
@@ -50,18 +51,17 @@ function sameHeaders(a: NodeConfig, b: NodeConfig): boolean {
  * penalty, latency EMA, usage slot and connection pool. The object lives as long as the node's
  * name stays in the config, so a reload keeps its limiter, in-flight count, EMA and penalty.
  */
-/** How soon a request facing a zero rate share looks again (shares change every sync). */
-const SHARE_RECHECK_MS = 25;
-
-export class UpstreamNode {
+export class UpstreamNode extends ProviderLimits {
   readonly name: string;
   #config: NodeConfig;
-  /** Undefined when the node has no rate limit (the limiter is skipped entirely). */
-  #bucket: TokenBucket | undefined;
-  readonly permits: Permits;
+  /** The provider account it is billed to (its pool and limits apply too): see `bill`. */
+  account: ProviderAccount | undefined = undefined;
   readonly penalty = new Penalty();
   readonly ema = new LatencyEma();
-  readonly usage: UsageCounter;
+  /** Its usage slot: its own counter, or one that books its account's pool too. */
+  usage: UsageCounter;
+  /** Its own counter in the ledger (what quotas.json keeps under its name). */
+  readonly ownUsage: UsageCounter;
   readonly metrics: NodeMetrics;
   #transport: HttpTransport;
   /** Set when a reload removed the node: requests still walking an old table skip it. */
@@ -83,25 +83,18 @@ export class UpstreamNode {
    * not take batches): it is then sent one element per attempt. Cleared when its URL changes.
    */
   refusesBatches = false;
-  /** Requests that reached this node's rate check since the last `takeDemand` (demand). */
-  wanted = 0;
-  /** Requests turned away (or left waiting) for want of a permit since the last `takeDemand`. */
-  crowded = 0;
-  /** This process's share of the limits, when it enforces them together with others. */
-  #share: { readonly rps: number; readonly concurrent: number } | undefined = undefined;
+  /** eth_getLogs limits its errors taught (issue 29); kept across reloads, not URL changes. */
+  readonly logsLimits = new LogsLimits();
   readonly #deps: NodeDeps;
 
   constructor(config: NodeConfig, usage: UsageCounter, metrics: NodeMetrics, deps: NodeDeps) {
+    super(config.rpsLimit, inFlightCap(config), deps.clock);
     this.name = config.name;
     this.heads = new NodeHeads(config.name);
     this.#config = config;
     this.#deps = deps;
-    this.usage = usage;
+    this.usage = this.ownUsage = usage;
     this.metrics = metrics;
-    this.permits = new Permits(inFlightCap(config), deps.clock);
-    this.#bucket = Number.isFinite(config.rpsLimit)
-      ? new TokenBucket(config.rpsLimit, deps.clock.now())
-      : undefined;
     this.#transport = transportFor(config, deps);
   }
 
@@ -113,46 +106,17 @@ export class UpstreamNode {
     return this.#transport;
   }
 
-  /** Takes a rate token: 0 when taken, else ms until the next one. */
-  takeToken(now: number): number {
-    if (this.#bucket === undefined) return 0;
-    const wait = this.#bucket.tryTake(now);
-    // A share of 0 (a replica just joined, or the fleet's demand moved elsewhere) never refills
-    // by itself; the next split may grant some, so look again soon rather than give up.
-    return wait === Infinity && this.#share !== undefined ? SHARE_RECHECK_MS : wait;
-  }
-
-  /**
-   * Enforce only `rps` and `concurrent` of the configured limits here: the rest belongs to the
-   * other workers or replicas (never more than the configured limit).
-   */
-  setShare(rps: number, concurrent: number, now: number): void {
-    this.#share = { rps, concurrent };
-    this.#applyLimits(now);
-  }
-
-  /** Demand since the last call: requests that wanted a rate token, and the most in flight. */
-  takeDemand(): { readonly rps: number; readonly concurrent: number } {
-    const rps = this.wanted;
-    const crowded = this.crowded;
-    this.wanted = this.crowded = 0;
-    return { rps, concurrent: this.permits.takePeak() + crowded };
-  }
-
-  #applyLimits(now: number): void {
-    const config = this.#config;
-    const rps = Math.min(config.rpsLimit, this.#share?.rps ?? Infinity);
-    if (!Number.isFinite(config.rpsLimit)) this.#bucket = undefined;
-    else if (this.#bucket) this.#bucket.reconfigure(rps, now);
-    else this.#bucket = new TokenBucket(rps, now);
-    this.permits.setMax(Math.min(inFlightCap(config), this.#share?.concurrent ?? Infinity));
+  /** Bills the node to `account` (undefined: to none): its bookings reach the pool too. */
+  bill(account: ProviderAccount | undefined): void {
+    this.account = account;
+    this.usage = account === undefined ? this.ownUsage : new BilledUsage(this.ownUsage, account);
   }
 
   /** Applies a reloaded config, keeping runtime state. Returns the old transport if replaced. */
   reconfigure(config: NodeConfig, now: number): HttpTransport | undefined {
     const previous = this.#config;
     this.#config = config;
-    this.#applyLimits(now);
+    this.applyLimits(config.rpsLimit, inFlightCap(config), now);
     if (
       previous.url === config.url &&
       inFlightCap(previous) === inFlightCap(config) &&
@@ -160,7 +124,10 @@ export class UpstreamNode {
       sameHeaders(previous, config)
     )
       return undefined;
-    if (previous.url !== config.url) this.refusesBatches = false;
+    if (previous.url !== config.url) {
+      this.refusesBatches = false;
+      this.logsLimits.clear();
+    }
     const old = this.#transport;
     this.#transport = transportFor(config, this.#deps);
     return old;

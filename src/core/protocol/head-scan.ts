@@ -8,7 +8,7 @@
  * always escaped (`\"slot\"`), so a plain indexOf cannot land in a string. Anything unexpected
  * answers -1 (no head): a missed head costs nothing, a wrong one would move routing.
  */
-import { skipSpace } from './json-lexer.js';
+import { skipSpace, spelledAt } from './json-lexer.js';
 import { arrayElementSpans, memberValueSpan, trimmedSpan } from './json-spans.js';
 
 const QUOTE = 0x22;
@@ -21,6 +21,12 @@ const LOWER_X = 0x78;
 const MAX_DIGITS = 15;
 /** The Solana envelope's context comes first in `result`, within this many bytes. */
 const CONTEXT_WINDOW = 256;
+/**
+ * Up to this many bytes a search for one name walks them in JS (nameAt); beyond, a native
+ * Buffer.indexOf wins: V8 walks a Buffer at ~20 instructions a byte, and the native call
+ * costs ~1,500 before it reads one.
+ */
+const JS_SEARCH_BYTES = 96;
 
 const key = (name: string): Buffer => Buffer.from(`"${name}"`, 'latin1');
 const CONTEXT = key('context');
@@ -75,26 +81,76 @@ export function numberAt(bytes: Uint8Array, i: number, end: number): number {
 
 /** The number after the member name `name` found at or after `from` (before `end`), or -1. */
 function numberAfter(bytes: Buffer, name: Buffer, from: number, end: number): number {
-  const at = bytes.indexOf(name, from);
+  const at =
+    end - from <= JS_SEARCH_BYTES ? nameAt(bytes, name, from, end) : bytes.indexOf(name, from);
   if (at === -1 || at >= end) return -1;
-  return valueAfterName(bytes, at + name.length, end);
+  return numberAfterName(bytes, at + name.length, end);
 }
 
-function valueAfterName(bytes: Buffer, i: number, end: number): number {
+/** The number after `:` that follows a member name ending just before `i`, or -1. */
+export function numberAfterName(bytes: Buffer, i: number, end: number): number {
   i = skipSpace(bytes, i, end);
   if (bytes[i] !== COLON) return -1;
   i = skipSpace(bytes, i + 1, end);
   return numberAt(bytes, i, end);
 }
 
-/** Solana's `{"context":{…,"slot":N},"value":…}` envelope: N, or -1. */
+/**
+ * Where `name` first starts at an index in [from, end) (it may run past `end`), or -1: a JS
+ * walk, cheaper than a native indexOf over the few bytes it looks at (json-lexer spelledAt).
+ */
+function nameAt(bytes: Uint8Array, name: Uint8Array, from: number, end: number): number {
+  const first = name[0];
+  const last = Math.min(end, bytes.length - name.length + 1);
+  for (let i = from; i < last; i++) {
+    if (bytes[i] === first && spelledAt(bytes, name, i)) return i;
+  }
+  return -1;
+}
+
+/** Horspool's shifts for `name`: how far a window may move, by the byte under its last one. */
+function horspoolShifts(name: Uint8Array): Uint8Array {
+  const shifts = new Uint8Array(256).fill(name.length);
+  for (let j = 0; j < name.length - 1; j++) shifts[name[j]!] = name.length - 1 - j;
+  return shifts;
+}
+
+const CONTEXT_SHIFTS = horspoolShifts(CONTEXT);
+
+/**
+ * Where `"context"` first starts in [0, end) (it may run past `end`), or -1. Horspool's search
+ * looks at about one byte in five of JSON text before the envelope.
+ */
+function contextAt(bytes: Uint8Array, end: number): number {
+  const last = CONTEXT.length - 1;
+  const limit = Math.min(end, bytes.length - last);
+  for (let i = 0; i < limit;) {
+    const c = bytes[i + last]!;
+    if (c === QUOTE && spelledAt(bytes, CONTEXT, i)) return i;
+    i += CONTEXT_SHIFTS[c]!;
+  }
+  return -1;
+}
+
+/**
+ * Solana's `{"context":{…,"slot":N},"value":…}` envelope: N, or -1. The envelope's `"context"`
+ * starts within CONTEXT_WINDOW bytes and `"slot"` comes before its first `}`: a search of those
+ * few bytes and a walk to that `}`, never a search of the whole (possibly huge) answer.
+ */
 export function contextSlotOf(body: Buffer): number {
-  const window = Math.min(body.length, CONTEXT_WINDOW);
-  const at = body.indexOf(CONTEXT);
-  if (at === -1 || at >= window) return -1;
-  const close = body.indexOf(CLOSE_BRACE, at);
-  if (close === -1) return -1;
-  return numberAfter(body, SLOT, at + CONTEXT.length, close);
+  const at = contextAt(body, Math.min(body.length, CONTEXT_WINDOW));
+  if (at === -1) return -1;
+  const n = body.length;
+  let slot = -1;
+  let i = at + CONTEXT.length;
+  for (; i < n; i++) {
+    const c = body[i];
+    if (c === CLOSE_BRACE) break;
+    if (c === QUOTE && slot === -1 && spelledAt(body, SLOT, i)) slot = i;
+  }
+  // No `}` at all: not an envelope.
+  if (slot === -1 || i === n) return -1;
+  return numberAfterName(body, slot + SLOT.length, i);
 }
 
 /** `"result":N` or `"result":"0x…"`: the number, or -1. */
@@ -116,7 +172,7 @@ export const absoluteSlotOf = (body: Buffer): number => resultMemberOf(body, ABS
 export function lastBlockNumberOf(body: Buffer): number {
   const at = body.lastIndexOf(BLOCK_NUMBER);
   if (at === -1) return -1;
-  return valueAfterName(body, at + BLOCK_NUMBER.length, body.length);
+  return numberAfterName(body, at + BLOCK_NUMBER.length, body.length);
 }
 
 /** Whether the answer is `"result":null` (spelled compactly, as nodes do). */
@@ -136,11 +192,14 @@ export const slotsBehindOf = (body: Buffer): number =>
 export const minContextSlotOf = (body: Buffer): number =>
   numberAfter(body, MIN_CONTEXT_SLOT, 0, body.length);
 
-/** A Solana request's commitment: 0 processed, 1 confirmed, 2 finalized (the RPC default). */
+/**
+ * A Solana request's commitment: 0 processed, 1 confirmed, 2 finalized (the RPC default).
+ * `"confirmed"` anywhere wins over `"processed"` anywhere. (The request path reads it with
+ * request-ask.ts, in the walk its method scan takes anyway.)
+ */
 export function commitmentOf(body: Buffer): 0 | 1 | 2 {
   if (body.indexOf(CONFIRMED) !== -1) return 1;
-  if (body.indexOf(PROCESSED) !== -1) return 0;
-  return 2;
+  return body.indexOf(PROCESSED) !== -1 ? 0 : 2;
 }
 
 /** A block parameter: a number ≥ 0, or one of these tags. */

@@ -57,6 +57,18 @@ function byteSet(chars: string): Uint8Array {
   return set;
 }
 
+/**
+ * Whether the bytes of `name` are spelled at `i` (false when they would run past the end).
+ * For the scanners that look for a member name or value over a few hundred bytes in JS: there
+ * a native Buffer.indexOf costs more in its call (binding, argument checks, searcher set-up)
+ * than the walk itself.
+ */
+export function spelledAt(bytes: Uint8Array, name: Uint8Array, i: number): boolean {
+  if (i + name.length > bytes.length) return false;
+  for (let k = 0; k < name.length; k++) if (bytes[i + k] !== name[k]) return false;
+  return true;
+}
+
 /** Set by skipString: the string it last read held a backslash escape. */
 export let stringEscaped = false;
 

@@ -15,9 +15,12 @@ export type CacheRuleKind = 'forever' | 'final' | 'ttl' | 'never';
  * How a `final` answer proves it cannot change:
  * - `solana_commitment`: asked at `finalized` commitment (Solana's default) and not null;
  * - `evm_result_block`: the result's `blockNumber` (or `number`) is at or below the finalized head;
- * - `evm_param_block`: the block number asked for (params[0], a quantity) is at or below it.
+ * - `evm_param_block`: the block number asked for (params[0], a quantity) is at or below it;
+ * - `evm_logs_range`: an eth_getLogs filter's `fromBlock` and `toBlock` are quantities and
+ *   `toBlock` is at or below it (a chunk of a split range, issue 29, or any such query).
  */
-export type FinalityCheck = 'solana_commitment' | 'evm_result_block' | 'evm_param_block';
+export type FinalityCheck =
+  'solana_commitment' | 'evm_result_block' | 'evm_param_block' | 'evm_logs_range';
 
 /** One method's shipped rule. */
 export interface MethodCacheRule {
@@ -43,6 +46,11 @@ const EVM_RESULT_FINAL: MethodCacheRule = {
 const EVM_PARAM_FINAL: MethodCacheRule = {
   cache: 'final',
   finality: 'evm_param_block',
+  coalesce: true,
+};
+const EVM_LOGS_FINAL: MethodCacheRule = {
+  cache: 'final',
+  finality: 'evm_logs_range',
   coalesce: true,
 };
 
@@ -141,7 +149,6 @@ const EVM_READS = [
   'eth_getTransactionCount',
   'eth_call',
   'eth_estimateGas',
-  'eth_getLogs',
   'eth_feeHistory',
   'eth_maxPriorityFeePerGas',
   'eth_blobBaseFee',
@@ -173,6 +180,7 @@ export const SHIPPED_CACHE_RULES: ReadonlyMap<string, MethodCacheRule> = new Map
   ['eth_getBlockByHash', EVM_RESULT_FINAL],
   ['eth_getBlockByNumber', EVM_PARAM_FINAL],
   ['eth_getTransactionByBlockNumberAndIndex', EVM_PARAM_FINAL],
+  ['eth_getLogs', EVM_LOGS_FINAL],
   // Head-tracking reads: a TTL under one slot / one block.
   ['getSlot', TTL],
   ['getBlockHeight', TTL],

@@ -23,6 +23,8 @@ describe('scanMethod', () => {
     ['a name with spaces and symbols', '{"method":"a b/c:d{e}"}', 'a b/c:d{e}'],
     ['a broken tail it never reads', '{"method":"getBalance", <garbage', 'getBalance'],
     ['a name of 128 bytes', `{"method":"${'m'.repeat(128)}"}`, 'm'.repeat(128)],
+    ['a long plain rest', `{"method":"getSlot","params":["${'a'.repeat(2000)}"]}`, 'getSlot'],
+    ['a near-miss key in the rest', '{"method":"getSlot","methods":1,"\\n":2}', 'getSlot'],
   ])('reads %s', (_case, body, method) => {
     expect(scan(body)).toBe(method);
   });
@@ -55,6 +57,21 @@ describe('scanMethod', () => {
     ['a second, escaped method key', '{"method":"getHealth","\\u006dethod":"getLargestAccounts"}'],
     ['a \\u escape after the name', '{"method":"getSlot","params":["\\u00e9"]}'],
     ['a nested method key', '{"method":"getSlot","params":{"method":"x"}}'],
+    ['a second method key at the end', '{"method":"getSlot","params":["x"],"method":"y"}'],
+    ['a \\u escape in the last bytes', '{"method":"getSlot","params":["x\\u0041"]}'],
+    [
+      'a second method key after a long value',
+      `{"method":"getSlot","params":["${'a'.repeat(2000)}"],"method":"y"}`,
+    ],
+    [
+      'a \\u escape after a long value',
+      `{"method":"getSlot","params":["${'a'.repeat(2000)}\\u0041"]}`,
+    ],
+    // Either side of the size where the check switches from a JS walk to native searches.
+    ...[300, 383, 384, 385, 500].map((n): [string, string] => [
+      `a second method key ${n} bytes after the name`,
+      `{"method":"getSlot","x":"${'a'.repeat(n - 22)}","method":"y"}`,
+    ]),
   ])('leaves %s to the full parser', (_case, body) => {
     expect(scan(body)).toBeUndefined();
   });

@@ -9,6 +9,7 @@
  */
 
 import { INVALID as NO_TOKEN, skipPlainString, skipSpace } from './json-lexer.js';
+import { METHOD_REPEATS, scanRequestRest } from './request-ask.js';
 
 // Module-level copies, not imports: see INVALID in json-lexer.ts.
 const INVALID = NO_TOKEN;
@@ -20,6 +21,18 @@ const OPEN_BRACE = 0x7b;
 const MAX_SCANNED_NAME = 128;
 const METHOD_KEY = Buffer.from('"method"', 'latin1');
 const UNICODE_ESCAPE = Buffer.from('\\u', 'latin1');
+/**
+ * Rests of a body up to this size are walked once in JS (which also reads the request's head
+ * ask); longer ones get two native searches, cheaper there than ~20 instructions a byte.
+ */
+const REST_WALK_BYTES = 160;
+
+/**
+ * What the last scan that found a method read of the request's head ask (request-ask.ts,
+ * packed), or undefined when its body was too large to walk: module state, read by
+ * parseRequest right after the scan, so the scan allocates nothing.
+ */
+export const scanned: { headAsk: number | undefined } = { headAsk: undefined };
 
 /** The method name of a leading-`"method"` JSON-RPC object, or undefined when unsure. */
 export function scanMethod(body: Buffer): string | undefined {
@@ -44,8 +57,17 @@ export function scanMethod(body: Buffer): string | undefined {
   // A repeated `method` key (JSON.parse takes the last) must not let the scan price one
   // method while the upstream runs another: full parse if one may follow, plain or
   // `\u`-escaped (the only escape that can spell a letter of "method").
-  if (body.indexOf(METHOD_KEY, end) !== -1 || body.indexOf(UNICODE_ESCAPE, end) !== -1) {
-    return undefined;
+  const method = body.toString('latin1', start, close);
+  if (n - end > REST_WALK_BYTES) {
+    if (body.indexOf(METHOD_KEY, end) !== -1 || body.indexOf(UNICODE_ESCAPE, end) !== -1) {
+      return undefined;
+    }
+    scanned.headAsk = undefined;
+    return method;
   }
-  return body.toString('latin1', start, close);
+  // One JS walk of a small request's rest answers this and what it asks of heads.
+  const ask = scanRequestRest(body, end, method);
+  if (ask === METHOD_REPEATS) return undefined;
+  scanned.headAsk = ask;
+  return method;
 }

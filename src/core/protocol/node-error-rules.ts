@@ -1,5 +1,6 @@
 /** Upstream-error rows that are the node's side: throttling and missing data (upstream-errors.ts). */
 import { row, type ErrorRule } from './error-rule.js';
+import { LOGS_LIMIT_MESSAGE } from './logs-limit-errors.js';
 
 /** Throttling and node-state rows, in match order. */
 export const NODE_ERROR_RULES: readonly ErrorRule[] = [
@@ -16,6 +17,18 @@ export const NODE_ERROR_RULES: readonly ErrorRule[] = [
     'providers (Infura, QuickNode, Helius…)',
     /rate.?limit|rate exceeded|too many requests|request limit reached|limit exceeded|exceeded .*(rate|limit|quota|capacity)|throttl/i,
     { code: -32005, message: 'Too many requests for a specific RPC call' },
+  ),
+  // ---- a range limit: this node will not serve this eth_getLogs at this size ----
+  // (checked before the client codes: Alchemy sends it as -32600, Infura as -32602)
+  row(
+    'node_state',
+    "Alchemy, Infura, QuickNode, geth, erigon, reth (eth_getLogs over the node's range or result limit)",
+    LOGS_LIMIT_MESSAGE,
+    {
+      code: -32600,
+      message:
+        'You can make eth_getLogs requests with up to a 2000 block range. Based on your parameters, this block range should work: [0x1, 0x7d0]',
+    },
   ),
   // ---- node state: this node lacks the data now; another may have it ----
   row(

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { arrayElementSpans, memberValueSpan, trimmedSpan, type Span } from './json-spans.js';
-import { scanMethod } from './method-scan.js';
+import { scanMethod, scanned as methodScan } from './method-scan.js';
 import type { MethodRegistry } from './method-registry.js';
 
 /** One element of a JSON-RPC batch, as routing and pricing see it. */
@@ -47,6 +47,11 @@ export interface RpcRequest {
    * undefined until read (only failures and empty answers need it: see requestIdOf).
    */
   idText?: string | typeof NO_ID;
+  /**
+   * What the request asks of a node's head (request-ask.ts, packed): read by the method scan's
+   * walk of a small body, else on first use and kept here (chain/read-heads.ts).
+   */
+  headAsk?: number | undefined;
 }
 
 /** `idText` of a request without an `id` member: a notification (JSON-RPC 2.0 §4.1). */
@@ -128,10 +133,9 @@ export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResul
   if (!isUtf8(body)) return { ok: false, problem: 'parse_error', idJson: 'null' };
   const scanned = scanMethod(body);
   if (scanned !== undefined) {
-    return {
-      ok: true,
-      request: { body, method: scanned, methodId: registry.idOf(scanned), batch: undefined },
-    };
+    const methodId = registry.idOf(scanned);
+    const headAsk = methodScan.headAsk;
+    return { ok: true, request: { body, method: scanned, methodId, batch: undefined, headAsk } };
   }
   let parsed: unknown;
   try {
@@ -158,7 +162,14 @@ export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResul
     return { ok: false, problem: 'parse_error', idJson: idText === NO_ID ? 'null' : idText };
   }
   const method = parsed.method;
-  return { ok: true, request: { body, method, methodId: registry.idOf(method), batch: undefined } };
+  const request = {
+    body,
+    method,
+    methodId: registry.idOf(method),
+    batch: undefined,
+    headAsk: undefined,
+  };
+  return { ok: true, request };
 }
 
 /**

@@ -35,7 +35,13 @@ export {
   type QuotaFlusherOptions,
   type RestoreResult,
 } from './quota-flusher.js';
-export { quotaReport, type QuotaRow, type UsageReading } from './quota-report.js';
+export {
+  accountQuotaReport,
+  quotaReport,
+  type AccountQuotaRow,
+  type QuotaRow,
+  type UsageReading,
+} from './quota-report.js';
 export {
   acquireServerLock,
   lockPathOf,
@@ -44,5 +50,10 @@ export {
   releaseServerLock,
   type ServerLock,
 } from './server-lock.js';
-export { fetchQuotaRows, resetThroughServer } from './admin-client.js';
+export {
+  fetchQuota,
+  fetchQuotaRows,
+  resetThroughServer,
+  type QuotaDocument,
+} from './admin-client.js';
 export { resetQuotaFile } from './quota-reset.js';

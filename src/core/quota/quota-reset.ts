@@ -1,13 +1,20 @@
-import type { NodeConfig } from '../config/types.js';
+import { accountUsageName } from '../config/accounts-section.js';
+import type { AccountConfig, NodeConfig } from '../config/types.js';
 import { QuotaFileError } from '../errors.js';
 import { periodStart, utcDay } from './billing-period.js';
 import { readQuotaFile, writeQuotaFile } from './quota-file.js';
-import { quotaReport, type QuotaRow } from './quota-report.js';
+import {
+  accountQuotaReport,
+  quotaReport,
+  type AccountQuotaRow,
+  type QuotaRow,
+} from './quota-report.js';
 import type { QuotaSnapshot } from './usage-ledger.js';
 
 /**
- * Zeroes the usage of `names` in quotas.json (no server running). A corrupt file is an error,
- * except with `all`: resetting every node is the documented way out, and rebuilds the file
+ * Zeroes the usage of `names` in quotas.json (no server running): node names, and account
+ * names for the pools of `accounts` (kept as `account:NAME`). A corrupt file is an error,
+ * except with `all`: resetting everything is the documented way out, and rebuilds the file
  * from the config.
  */
 export async function resetQuotaFile(
@@ -15,7 +22,9 @@ export async function resetQuotaFile(
   nodes: readonly NodeConfig[],
   names: readonly string[],
   all: boolean,
-): Promise<QuotaRow[]> {
+  accounts: readonly AccountConfig[] = [],
+  accountNames: readonly string[] = [],
+): Promise<{ nodes: QuotaRow[]; accounts: AccountQuotaRow[] }> {
   let snapshot: QuotaSnapshot;
   try {
     snapshot = await readQuotaFile(quotasPath);
@@ -25,13 +34,18 @@ export async function resetQuotaFile(
   }
   const today = utcDay(new Date());
   const next = new Map(snapshot);
-  for (const node of nodes) {
-    if (!names.includes(node.name)) continue;
-    next.set(node.name, {
+  const zero = (entry: string, resetDay: number) =>
+    next.set(entry, {
       used: 0,
-      periodStart: snapshot.get(node.name)?.periodStart ?? periodStart(today, node.resetDay),
+      periodStart: snapshot.get(entry)?.periodStart ?? periodStart(today, resetDay),
     });
-  }
+  for (const node of nodes) if (names.includes(node.name)) zero(node.name, node.resetDay);
+  for (const account of accounts)
+    if (accountNames.includes(account.name)) zero(accountUsageName(account.name), account.resetDay);
   await writeQuotaFile(quotasPath, next);
-  return quotaReport(nodes, (name) => next.get(name), new Date());
+  const read = (name: string) => next.get(name);
+  return {
+    nodes: quotaReport(nodes, read, new Date()),
+    accounts: accountQuotaReport(accounts, nodes, read, new Date()),
+  };
 }

@@ -12,8 +12,9 @@
  *   per candidate: not behind what the method tolerates while a fresher node of its tier
  *     can take it (lag-gate.ts)                             → else pass over (rpc_lag_skips_total)
  *   per candidate: usage at or under the spillover threshold → else skip: quota_exhausted
- *   a concurrency permit (one per attempt)                 → else skip: saturated
- *   per candidate: a rate token                            → else skip: rate_limit
+ *   a concurrency permit (one per attempt; the node's and
+ *     its provider account's)                              → else skip: saturated
+ *   per candidate: a rate token (the node's and its account's) → else skip: rate_limit
  *   book each taken candidate's price                      → the attempt is admitted
  * The price and quota checks come before the permit and the token, so a node that cannot or
  * must not serve never spends either.
@@ -25,13 +26,18 @@ import { SkipReason, type ProxyMetrics } from '../metrics.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { Attempt } from './attempt.js';
 import {
+  ACCOUNT_SATURATED,
   BAR_OVER_QUOTA,
   BAR_PENALIZED,
   BAR_UNPRICED,
   DOOR_REQUEST,
+  HELD_ACCOUNT,
+  HELD_ALL,
+  HELD_NODE,
+  HELD_NONE,
   nodeBar,
   passedOver,
-  SATURATED,
+  releaseHeld,
   takeLimits,
   workBar,
 } from './eligibility.js';
@@ -46,6 +52,8 @@ export interface Candidate {
   readonly tried: TriedNodes;
   /** The request's bytes, when at hand: its commitment and minContextSlot judge lag. */
   readonly requestBody?: Buffer;
+  /** What those bytes ask of heads, once read (chain/read-heads.ts keeps it here). */
+  headAsk?: number | undefined;
 }
 
 /** The candidates a node may take in one attempt (one for a single request). */
@@ -61,8 +69,10 @@ export interface CandidateGroup {
 export class AdmissionRound {
   /** Soonest a rate-limited node has a token (ms), or Infinity. */
   minWait = Infinity;
-  /** The first node that had no permit free. */
+  /** The first node that had no permit free (its own, or its account's). */
   firstSaturated: UpstreamNode | undefined = undefined;
+  /** It was the account's permits that were all taken, not the node's. */
+  accountSaturated = false;
   sawPenalized = false;
   /** Walk order; `cursor` is where a driver's walk stands in it. */
   readonly ranked: readonly UpstreamNode[];
@@ -98,24 +108,24 @@ function firstUntried(node: UpstreamNode, group: CandidateGroup): number {
 }
 
 /**
- * Admits what `node` may take of `group` now, in candidate order: an Attempt holding one
- * permit with the candidates taken and their credits booked, or undefined (skips counted in
- * `round`). With `permitHeld`, the caller already holds the node's permit (after waiting for
- * it): it becomes the attempt's, or is given back when nothing is admitted.
+ * Admits what `node` may take of `group` now, in candidate order: an Attempt holding its
+ * permits with the candidates taken and their credits booked, or undefined (skips counted in
+ * `round`). `held` (HELD_* bits): permits the caller already holds after waiting for one; they
+ * become the attempt's, or are given back when nothing is admitted.
  */
 export function admit(
   node: UpstreamNode,
   group: CandidateGroup,
   round: AdmissionRound,
   now: number,
-  permitHeld = false,
+  held: number = HELD_NONE,
 ): Attempt | undefined {
   let attempt: Attempt | undefined;
   // A held permit was waited for after this round judged the node: no second penalty check.
-  const bar = nodeBar(node, DOOR_REQUEST, round.startedAt, permitHeld || round.failOpen);
+  const bar = nodeBar(node, DOOR_REQUEST, round.startedAt, held !== HELD_NONE || round.failOpen);
   const first = passedOver(bar) ? -1 : firstUntried(node, group);
   if (first === -1) {
-    if (permitHeld) node.permits.release();
+    releaseHeld(node, held);
     return undefined;
   }
   if (bar === BAR_PENALIZED) {
@@ -123,7 +133,6 @@ export function admit(
     round.sawPenalized = true;
     return undefined;
   }
-  if (permitHeld) attempt = new Attempt(node);
   let unsupported = false;
   // A node that refused a batch gets single requests only (one candidate per attempt).
   const most = node.refusesBatches ? 1 : Infinity;
@@ -145,10 +154,13 @@ export function admit(
       candidate.tried.push(node);
       break;
     }
-    const wait = takeLimits(node, now, DOOR_REQUEST, attempt !== undefined);
-    if (wait === SATURATED) {
+    const wait = takeLimits(node, now, DOOR_REQUEST, attempt !== undefined ? HELD_ALL : held);
+    if (wait < 0) {
       node.metrics.skip(SkipReason.saturated);
-      round.firstSaturated ??= node;
+      if (round.firstSaturated === undefined) {
+        round.firstSaturated = node;
+        round.accountSaturated = wait === ACCOUNT_SATURATED;
+      }
       break;
     }
     if (wait > 0) {
@@ -156,8 +168,12 @@ export function admit(
       if (wait < round.minWait) round.minWait = wait;
       break;
     }
-    attempt ??= new Attempt(node);
-    node.usage.add(cost);
+    if (attempt === undefined) {
+      // The permits (taken now, or held) are the attempt's from here on.
+      attempt = new Attempt(node);
+      held = HELD_NONE;
+    }
+    attempt.usage.add(cost);
     attempt.credits += cost;
     attempt.taken++;
     candidate.tried.push(node);
@@ -165,10 +181,7 @@ export function admit(
     if (attempt.taken >= most) break;
   }
   if (unsupported) node.metrics.skip(SkipReason.methodUnsupported);
-  if (attempt !== undefined && attempt.taken === 0) {
-    attempt.release();
-    return undefined;
-  }
+  if (attempt === undefined) releaseHeld(node, held);
   return attempt;
 }
 
@@ -176,8 +189,8 @@ export function admit(
 export type RoundEnd =
   /** Sleep until the earliest rate token, then walk again. */
   | { readonly kind: 'sleep'; readonly ms: number }
-  /** Wait (FIFO) for a permit on `node`, then admit there. */
-  | { readonly kind: 'wait'; readonly node: UpstreamNode }
+  /** Wait (FIFO) for a permit on `node` (or on its account's), then admit there. */
+  | { readonly kind: 'wait'; readonly node: UpstreamNode; readonly account: boolean }
   /** Walk again, dialing penalized nodes too. */
   | { readonly kind: 'fail_open' }
   /** A reload published new nodes while the round walked the old set: walk again. */
@@ -203,7 +216,8 @@ export function endOfRound(
 ): RoundEnd {
   if (remaining <= 0) return TIMEOUT;
   if (round.minWait !== Infinity) return { kind: 'sleep', ms: Math.min(round.minWait, remaining) };
-  if (round.firstSaturated !== undefined) return { kind: 'wait', node: round.firstSaturated };
+  if (round.firstSaturated !== undefined)
+    return { kind: 'wait', node: round.firstSaturated, account: round.accountSaturated };
   if (round.sawPenalized && !round.failOpen) return FAIL_OPEN;
   if (current.all !== round.nodes) return AGAIN;
   return EXHAUSTED;
@@ -226,32 +240,37 @@ async function parkFor(ms: number, ctx: WaitContext): Promise<void> {
 }
 
 /**
- * Waits (FIFO, counted in rpc_sleep_queue_size) for a permit on `node`, then admits `group`
- * there: the attempt, undefined when the node would not take it after all (walk again), or
- * 'timeout' when the budget ran out first — a permit granted at the very end is given back,
- * since an attempt then could only be booked, never answered.
+ * Waits (FIFO, counted in rpc_sleep_queue_size) for a permit on `node` — or on its provider
+ * account when that was what was full — then admits `group` there: the attempt, undefined
+ * when the node would not take it after all (walk again), or 'timeout' when the budget ran out
+ * first — a permit granted at the very end is given back, since an attempt then could only be
+ * booked, never answered.
  */
 async function waitForPermit(
   node: UpstreamNode,
+  onAccount: boolean,
   group: CandidateGroup,
   round: AdmissionRound,
   deadline: number,
   ctx: WaitContext,
 ): Promise<Attempt | undefined | 'timeout'> {
+  const pool = onAccount ? node.account?.permits : node.permits;
+  if (pool === undefined) return undefined;
   ctx.metrics.sleepQueue(1);
   let granted: boolean;
   try {
-    granted = await node.permits.waitFor(deadline - ctx.clock.now());
+    granted = await pool.waitFor(deadline - ctx.clock.now());
   } finally {
     ctx.metrics.sleepQueue(-1);
   }
   if (!granted) return 'timeout';
   const now = ctx.clock.now();
-  if (now >= deadline) {
-    node.permits.release();
-    return 'timeout';
+  // A reload may have moved the node to another account while it waited.
+  if (now >= deadline || (onAccount && node.account?.permits !== pool)) {
+    pool.release();
+    return now >= deadline ? 'timeout' : undefined;
   }
-  return admit(node, group, round, now, true);
+  return admit(node, group, round, now, onAccount ? HELD_ACCOUNT : HELD_NODE);
 }
 
 /**
@@ -269,6 +288,6 @@ export async function waitOutRound(
 ): Promise<Attempt | undefined> {
   if (end.kind === 'sleep') await parkFor(end.ms, ctx);
   if (end.kind !== 'wait') return undefined;
-  const waited = await waitForPermit(end.node, group, round, deadline, ctx);
+  const waited = await waitForPermit(end.node, end.account, group, round, deadline, ctx);
   return waited === 'timeout' ? undefined : waited;
 }

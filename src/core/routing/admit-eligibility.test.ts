@@ -8,6 +8,7 @@ import { fakeNodes } from '../../../test/support/fake-upstream.js';
 import { TEST_REGISTRY } from '../../../test/support/node-config.js';
 import { AdmissionRound, admit, type Candidate, type CandidateGroup } from './admission.js';
 import type { Attempt } from './attempt.js';
+import { HELD_NODE } from './eligibility.js';
 import { buildTable } from './routing-table.js';
 import { TriedNodes } from './tried-nodes.js';
 
@@ -52,7 +53,7 @@ describe('admit() and the eligibility rule', () => {
     const { node } = nodes.make('w', { maxConcurrent: 1 });
     expect(node.permits.tryAcquire()).toBe(true);
     node.cordoned = true;
-    expect(admit(node, group(0), roundOver([node]), clock.now(), true)).toBeUndefined();
+    expect(admit(node, group(0), roundOver([node]), clock.now(), HELD_NODE)).toBeUndefined();
     expect(node.permits.inFlight).toBe(0);
   });
 

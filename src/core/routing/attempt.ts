@@ -10,10 +10,13 @@ import type { Clock } from '../clock.js';
 import { AttemptOutcome } from '../metrics.js';
 import type { AttemptControl, AttemptResponse, ForwardHeaders } from '../node/attempt-response.js';
 import { penaltySeconds } from '../node/penalty.js';
-import type { UpstreamNode } from '../node/upstream-node.js';
+import type { ProviderAccount } from '../node/provider-account.js';
+import type { UpstreamNode, UsageCounter } from '../node/upstream-node.js';
 import type { StreamEnd } from '../node/upstream-stream.js';
+import { logsLimitOfAnswer } from '../protocol/logs-limit-errors.js';
 import {
   BODY_ERROR,
+  LOGS_LIMIT_ERROR,
   SUCCESS,
   TRANSPORT_ERROR,
   retryAfterSeconds,
@@ -26,6 +29,8 @@ export interface RouteEvents {
   penalized(node: UpstreamNode, reason: string, seconds: number): void;
   /** A penalized node answered successfully again. */
   recovered(node: UpstreamNode, penalizedSeconds: number): void;
+  /** A node's error taught (or lowered) its eth_getLogs limits (node.logsLimits). */
+  logsLimitLearned?(node: UpstreamNode): void;
 }
 
 /** What sending an attempt needs from the router. */
@@ -90,14 +95,26 @@ export class Attempt {
   /** The transport's handle on the request in flight. */
   control: AttemptControl | undefined = undefined;
   #released = false;
+  /** The node's provider account when it was admitted: it holds one of its permits too. */
+  readonly #account: ProviderAccount | undefined;
+  /**
+   * Where its credits were booked: the node's usage as billed when it was admitted. A reload
+   * may bill the node to another account meanwhile; a refund must reach the pool that was
+   * charged, not the new one.
+   */
+  readonly usage: UsageCounter;
 
-  constructor(readonly node: UpstreamNode) {}
+  constructor(readonly node: UpstreamNode) {
+    this.#account = node.account;
+    this.usage = node.usage;
+  }
 
-  /** Gives the node's permit back; only the first call counts. */
+  /** Gives the node's permit (and its account's) back; only the first call counts. */
   release(): void {
     if (this.#released) return;
     this.#released = true;
     this.node.permits.release();
+    this.#account?.permits.release();
   }
 
   /**
@@ -190,7 +207,15 @@ function record(
         ? retryAfterSeconds(response.status, response.retryAfter, ctx.clock.wallNow())
         : 0;
     penalizeNode(node, reasonOf(response, verdict), asked, now, ctx.events);
+  } else if (verdict === LOGS_LIMIT_ERROR && response.kind === 'answer') {
+    learnLogsLimit(node, response.body, ctx.events);
   }
+}
+
+/** Records the eth_getLogs limit a node's error stated (protocol/logs-limit-errors.ts). */
+export function learnLogsLimit(node: UpstreamNode, body: Buffer, events: RouteEvents): void {
+  const hint = logsLimitOfAnswer(body);
+  if (hint !== undefined && node.logsLimits.learn(hint)) events.logsLimitLearned?.(node);
 }
 
 /**
@@ -216,8 +241,7 @@ function onResponse(response: AttemptResponse, attempt: Attempt): void {
   else attempt.release();
   // Never written to a connection (refused, or given up while waiting for one): the
   // provider saw nothing and bills nothing, so neither do we.
-  if (response.kind === 'transport_error' && !response.sent)
-    attempt.node.usage.add(-attempt.credits);
+  if (response.kind === 'transport_error' && !response.sent) attempt.usage.add(-attempt.credits);
   const subject = attempt.subject!;
   const now = subject.ctx.clock.now();
   attempt.endedAt = now;

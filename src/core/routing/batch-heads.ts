@@ -33,7 +33,8 @@ export function readBatchHeads(
       continue;
     }
     const body = Buffer.from(answer);
-    const found = readAnswer(chain, node.heads, heads, requestOf(progress), body, false, now);
+    const request = { requestBody: requestOf(progress) };
+    const found = readAnswer(chain, node.heads, heads, request, body, false, now);
     if (!found && heads.blockParam !== LOGS_FILTER) continue;
     if (!staleAnswer(chain, node, progress, round, now)) continue;
     node.metrics.staleAnswer?.(attempt.taken > 0 ? attempt.credits / attempt.taken : 0);

@@ -13,14 +13,14 @@ import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
 import { AdmissionRound, admit, type Candidate } from './admission.js';
 import { readBatchHeads } from './batch-heads.js';
-import { settleAttempt, type Attempt, type AttemptSubject } from './attempt.js';
+import { learnLogsLimit, settleAttempt, type Attempt, type AttemptSubject } from './attempt.js';
 import {
   REFUSED_BATCH,
   readSubBatchAnswer,
   subBatchBody,
   type ElementProgress,
 } from './batch-answer.js';
-import { errorFieldsOf, parseAnswer, type Verdict } from './classify.js';
+import { LOGS_LIMIT_ERROR, errorFieldsOf, parseAnswer, type Verdict } from './classify.js';
 import { heardAnswer, heardError, type Disputes, type Hearing } from './disputes.js';
 import { Reads, methodHeads } from '../chain/method-heads.js';
 import { sampleTarget } from './lag-gate.js';
@@ -127,12 +127,11 @@ export class BatchReads implements DrivenRoute {
    */
   nextVisit(visited: ReadonlySet<UpstreamNode>): UpstreamNode | undefined {
     for (let order = 0; order < 2; order++) {
-      this.#heads[order] = this.#orders[order]!.find((node) => !visited.has(node));
+      this.#heads[order] = firstUnvisited(this.#orders[order]!, visited);
     }
     for (let order = 0; order < 2; order++) {
       const head = this.#heads[order];
-      if (head === undefined) continue;
-      if (this.open.some((p) => !p.claimed && orderOf(p) === order)) return head;
+      if (head !== undefined && hasUnclaimed(this.open, order)) return head;
     }
     return undefined;
   }
@@ -145,10 +144,7 @@ export class BatchReads implements DrivenRoute {
    */
   sampleVisit(now: number): { node: UpstreamNode; attempt: Attempt | undefined } | undefined {
     if (this.totals.attempts !== 0 || this.round.chain?.active !== true) return undefined;
-    const first = this.open.find((p) => {
-      const reads = methodHeads(p.methodId)?.reads;
-      return reads !== undefined && reads !== Reads.nothing;
-    });
+    const first = firstShowingHead(this.open);
     if (first === undefined) return undefined;
     const node = sampleTarget(first, this.round, now);
     if (node === undefined) return undefined;
@@ -170,6 +166,35 @@ export class BatchReads implements DrivenRoute {
 
 function orderOf(progress: Pending): 0 | 1 {
   return progress.latency ? 1 : 0;
+}
+
+// Index loops, not find/some with a closure: the walk asks these once per node it visits.
+
+/** The first node of `order` the round has not visited yet. */
+function firstUnvisited(
+  order: readonly UpstreamNode[],
+  visited: ReadonlySet<UpstreamNode>,
+): UpstreamNode | undefined {
+  for (let i = 0; i < order.length; i++) if (!visited.has(order[i]!)) return order[i];
+  return undefined;
+}
+
+/** Whether an open element of walk order `order` is still to be taken this round. */
+function hasUnclaimed(open: readonly Pending[], order: number): boolean {
+  for (let i = 0; i < open.length; i++) {
+    const progress = open[i]!;
+    if (!progress.claimed && orderOf(progress) === order) return true;
+  }
+  return false;
+}
+
+/** The first open element whose method's answer shows a head. */
+function firstShowingHead(open: readonly Pending[]): Pending | undefined {
+  for (let i = 0; i < open.length; i++) {
+    const reads = methodHeads(open[i]!.methodId)?.reads;
+    if (reads !== undefined && reads !== Reads.nothing) return open[i];
+  }
+  return undefined;
 }
 
 /** What a sub-batch attempt carries: its elements, which read the node's answer. */
@@ -213,6 +238,7 @@ function afterAttempt(attempt: Attempt, elements: readonly Pending[], totals: Ba
     }
     const error = progress.error;
     if (error === undefined) continue;
+    if (error.verdict === LOGS_LIMIT_ERROR) learnLogsLimit(node, Buffer.from(error.text), events);
     if (heardError(progress, node, error.verdict, error.key, error.text, now, events)) {
       progress.answer = error.text;
       progress.done = true;

@@ -77,7 +77,9 @@ export function checkChainIdentity(
     return Promise.resolve({ kind: 'unknown', reason: `${expected.method} is not priced` });
   }
   node.heads.wrongChain = true;
-  node.usage.add(cost);
+  // A reload may bill the node to another account before the answer: refund what was charged.
+  const usage = node.usage;
+  usage.add(cost);
   const body = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"${expected.method}","params":[]}`);
   return new Promise((resolve) => {
     node.transport.send(
@@ -86,7 +88,7 @@ export function checkChainIdentity(
       undefined,
       false,
       (response: AttemptResponse) => {
-        if (response.kind === 'transport_error' && !response.sent) node.usage.add(-cost);
+        if (response.kind === 'transport_error' && !response.sent) usage.add(-cost);
         const result = answerOf(response, expected);
         node.heads.wrongChain = result.kind === 'other';
         resolve(result);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_OUTCOMES } from '../metrics.js';
-import { classifyAnswer, isFinalStatus, retryAfterSeconds } from './classify.js';
+import {
+  LOGS_LIMIT_ERROR,
+  REQUEST_RPC_ERROR,
+  classifyAnswer,
+  isFinalStatus,
+  retryAfterSeconds,
+} from './classify.js';
 
 const ok = (id = 1) => `{"jsonrpc":"2.0","result":"ok","id":${id}}`;
 const rpcError = (code: number | string) =>
@@ -143,5 +149,35 @@ describe('retryAfterSeconds', () => {
 
   it('is 0 without the header', () => {
     expect(retryAfterSeconds(429, undefined, now)).toBe(0);
+  });
+});
+
+describe('classifyAnswer: eth_getLogs limits (issue 29)', () => {
+  const error = (code: number, message: string) =>
+    Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code, message } }));
+
+  it('retries a range or result limit elsewhere with no penalty, whatever its code or status', () => {
+    const alchemy = error(
+      -32600,
+      'You can make eth_getLogs requests with up to a 500 block range. Based on your parameters, this block range should work: [0x1, 0x1f4]',
+    );
+    const quicknode = error(-32614, 'eth_getLogs is limited to a 10,000 range');
+    for (const [status, body] of [
+      [200, alchemy],
+      [400, alchemy],
+      [413, quicknode],
+      [200, error(-32602, 'range 1000000 exceeds limit of 10000')],
+      [200, error(-32000, 'query returned more than 10000 results')],
+    ] as const) {
+      const verdict = classifyAnswer(status, body, false);
+      expect(verdict, body.toString()).toBe(LOGS_LIMIT_ERROR);
+      expect(verdict).toMatchObject({ kind: 'retry', penalty: 'never', relayable: true });
+    }
+  });
+
+  it('leaves the client codes and final statuses alone otherwise', () => {
+    expect(classifyAnswer(200, error(-32600, 'Invalid Request'), false)).toBe(REQUEST_RPC_ERROR);
+    expect(classifyAnswer(413, error(-32600, 'too big'), false).kind).toBe('final');
+    expect(classifyAnswer(413, Buffer.from('<html>too big</html>'), false).kind).toBe('final');
   });
 });

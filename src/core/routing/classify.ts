@@ -4,13 +4,16 @@
  * 1. no response (connect/TLS error, deadline before headers) → retry, penalize
  * 2. headers but no complete body → retry, penalize
  * 3. a status that means "your request is wrong" (400, 402, 404–418, 421–426, 428, 431, 451)
- *    → forward as final, no penalty, no measurement
+ *    → forward as final, no penalty, no measurement — unless its body is an eth_getLogs limit
+ *    (QuickNode's 413): retry elsewhere, no penalty
  * 4. a small body (≤ 512 B) or one containing `"error"` is read:
  *    - unreadable: a notification's 2xx answer is its success whatever the body (a node owes a
  *      notification nothing); otherwise retry and penalize — a malformed answer is the node's
- *    - a JSON-RPC error: by the error table (protocol/upstream-errors.ts) — the client's own
- *      codes (-32700/-32600/-32601/-32602) and deterministic execution errors are final with
- *      no penalty; node-state errors retry (penalized only when the node says it is unhealthy
+ *    - a JSON-RPC error: an eth_getLogs range or result limit (protocol/logs-limit-errors.ts)
+ *      first — retry elsewhere, no penalty, the node learns its limit — even with a client
+ *      code (Alchemy's -32600, Infura's -32602); then by the error table (upstream-errors.ts):
+ *      the client's own codes (-32700/-32600/-32601/-32602) and deterministic execution errors
+ *      are final with no penalty; node-state errors retry (penalized only when the node says it is unhealthy
  *      or throttled); unknown errors retry and are judged by agreement (see route.ts)
  * 5. 2xx → success: forward, measure latency, clear the penalty
  * 6. anything else (429, 5xx, 401, 403, …) → forward as final, penalize
@@ -22,6 +25,7 @@ import { AttemptOutcome } from '../metrics.js';
 import { isNotification, type RpcRequest } from '../protocol/rpc-request.js';
 import { isAlreadyKnown } from '../protocol/already-known.js';
 import { errorFault } from '../protocol/upstream-errors.js';
+import { isLogsLimit } from '../protocol/logs-limit-errors.js';
 import { JsonShape, jsonShape } from '../protocol/json-shape.js';
 
 /** When an attempt's failure costs its node a penalty. */
@@ -61,6 +65,11 @@ const CLIENT_HTTP_ERROR = verdict('final', 'never', AttemptOutcome.forwardedHttp
 export const REQUEST_RPC_ERROR = verdict('final', 'never', AttemptOutcome.forwardedRpcError);
 /** The node lacks the data for this request; another may have it. */
 export const NODE_STATE_ERROR = verdict('retry', 'never', AttemptOutcome.retryableRpcError, true);
+/**
+ * The node will not serve this eth_getLogs at this size (protocol/logs-limit-errors.ts): a
+ * smaller range, or another node, will. Nobody's failure; the node learns its limit from it.
+ */
+export const LOGS_LIMIT_ERROR = verdict('retry', 'never', AttemptOutcome.retryableRpcError, true);
 /** The node says it is unhealthy, or throttles us. */
 export const NODE_RPC_ERROR = verdict('retry', 'now', AttemptOutcome.retryableRpcError, true);
 /** An error nothing is known about. */
@@ -125,6 +134,8 @@ export function errorFieldsOf(value: unknown): RpcErrorFields | 'none' | 'invali
 
 /** The verdict for a JSON-RPC error answer, from the error table. */
 export function errorVerdict(fields: RpcErrorFields): Verdict {
+  // Before the client codes: Alchemy and Infura send their range limits as -32600 / -32602.
+  if (isLogsLimit(fields.message)) return LOGS_LIMIT_ERROR;
   if (isClientRpcError(fields.code)) return REQUEST_RPC_ERROR;
   switch (errorFault(fields.code, fields.message)) {
     case 'request':
@@ -165,6 +176,20 @@ function scanBody(body: Buffer, batch: boolean): Verdict | 'none' | 'invalid' {
 }
 
 /**
+ * A "your request is wrong" status: final, except a range limit sent with one (QuickNode answers
+ * HTTP 413 with its eth_getLogs limit), which another node, or a smaller range, may serve.
+ */
+function finalStatusVerdict(body: Buffer): Verdict {
+  if (body.length > VALIDATION_THRESHOLD * 8 || body.indexOf(ERROR_KEY) === -1) {
+    return CLIENT_HTTP_ERROR;
+  }
+  const fields = errorFieldsOf(parseAnswer(body));
+  return typeof fields !== 'string' && isLogsLimit(fields.message)
+    ? LOGS_LIMIT_ERROR
+    : CLIENT_HTTP_ERROR;
+}
+
+/**
  * Classifies an answer that arrived whole (rows 3–6). `request` (a single request) is looked
  * at only when a 2xx answer could not be read: a node owes a notification no answer at all.
  */
@@ -174,7 +199,7 @@ export function classifyAnswer(
   batch: boolean,
   request?: RpcRequest,
 ): Verdict {
-  if (isFinalStatus(status)) return CLIENT_HTTP_ERROR;
+  if (isFinalStatus(status)) return finalStatusVerdict(body);
   const success = status >= 200 && status < 300;
   if (body.length <= VALIDATION_THRESHOLD || body.indexOf(ERROR_KEY) !== -1) {
     const scan = scanBody(body, batch);

@@ -13,6 +13,8 @@ import {
   BAR_UNPRICED,
   DOOR_REQUEST,
   DOOR_SUBSCRIPTION,
+  HELD_ALL,
+  HELD_NONE,
   eligibility,
   nodeBar,
   passedOver,
@@ -177,31 +179,31 @@ describe('eligibility: the order of the checks', () => {
 describe('takeLimits: the door decides the limits', () => {
   it('takes a permit and a token for a request; SATURATED when no permit is free', () => {
     const { node } = nodes.make('r', { maxConcurrent: 1 });
-    expect(takeLimits(node, clock.now(), DOOR_REQUEST, false)).toBe(0);
+    expect(takeLimits(node, clock.now(), DOOR_REQUEST, HELD_NONE)).toBe(0);
     expect(node.permits.inFlight).toBe(1);
-    expect(takeLimits(node, clock.now(), DOOR_REQUEST, false)).toBe(SATURATED);
+    expect(takeLimits(node, clock.now(), DOOR_REQUEST, HELD_NONE)).toBe(SATURATED);
     expect(node.crowded).toBe(1);
     // An attempt that holds its permit takes only a token for its next element.
-    expect(takeLimits(node, clock.now(), DOOR_REQUEST, true)).toBe(0);
+    expect(takeLimits(node, clock.now(), DOOR_REQUEST, HELD_ALL)).toBe(0);
     expect(node.permits.inFlight).toBe(1);
   });
 
   it('takes a token and no permit for a subscription', () => {
     const { node } = nodes.make('s', { maxConcurrent: 1 });
     expect(node.permits.tryAcquire()).toBe(true);
-    expect(takeLimits(node, clock.now(), DOOR_SUBSCRIPTION, false)).toBe(0);
+    expect(takeLimits(node, clock.now(), DOOR_SUBSCRIPTION, HELD_NONE)).toBe(0);
     expect(node.permits.inFlight).toBe(1);
   });
 
   it('answers the wait for the next token and gives back the permit it took', () => {
     const { node } = nodes.make('t', { rpsLimit: 1, maxConcurrent: 1 });
-    expect(takeLimits(node, clock.now(), DOOR_REQUEST, false)).toBe(0);
+    expect(takeLimits(node, clock.now(), DOOR_REQUEST, HELD_NONE)).toBe(0);
     node.permits.release();
-    expect(takeLimits(node, clock.now(), DOOR_REQUEST, false)).toBe(1000);
+    expect(takeLimits(node, clock.now(), DOOR_REQUEST, HELD_NONE)).toBe(1000);
     expect(node.permits.inFlight).toBe(0);
-    expect(takeLimits(node, clock.now(), DOOR_SUBSCRIPTION, false)).toBe(1000);
+    expect(takeLimits(node, clock.now(), DOOR_SUBSCRIPTION, HELD_NONE)).toBe(1000);
     clock.advance(1000);
-    expect(takeLimits(node, clock.now(), DOOR_SUBSCRIPTION, false)).toBe(0);
+    expect(takeLimits(node, clock.now(), DOOR_SUBSCRIPTION, HELD_NONE)).toBe(0);
     expect(node.wanted).toBe(4);
   });
 });

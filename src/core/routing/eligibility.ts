@@ -15,9 +15,12 @@
  *                 has no [websocket] table)                → BAR_CLOSED_DOOR (method_unsupported)
  *                 penalized, unless the work fails open    → BAR_PENALIZED   (penalized)
  *   2. the work   no price for its method                  → BAR_UNPRICED    (method_unsupported)
- *                 usage past the spillover threshold       → BAR_OVER_QUOTA  (quota_exhausted)
- *   3. the limits a concurrency permit (requests only)     → SATURATED       (saturated)
- *                 a rate token                             → ms to wait      (rate_limit)
+ *                 usage past the spillover threshold, the
+ *                 node's or its provider account's         → BAR_OVER_QUOTA  (quota_exhausted)
+ *   3. the limits a concurrency permit (requests only),
+ *                 the node's, then its account's           → SATURATED / ACCOUNT_SATURATED (saturated)
+ *                 a rate token, the node's and its
+ *                 account's (both or neither is spent)     → ms to wait      (rate_limit)
  *
  * Stage 1 is about the node and stage 2 about one piece of work, because a batch asks stage 2
  * once per element it offers a node (and stage 1 once per node). The price and quota come
@@ -72,6 +75,18 @@ export type Door = typeof DOOR_REQUEST | typeof DOOR_SUBSCRIPTION;
 
 /** `takeLimits`: the node had no concurrency permit free. */
 export const SATURATED = -1;
+/** `takeLimits`: the node's provider account had no concurrency permit free. */
+export const ACCOUNT_SATURATED = -2;
+
+// Which permits the caller of `takeLimits` already holds (after waiting for one): bits.
+/** None: take both. */
+export const HELD_NONE = 0;
+/** The node's permit. */
+export const HELD_NODE = 1;
+/** The account's permit. */
+export const HELD_ACCOUNT = 2;
+/** Both (an attempt that already took a candidate). */
+export const HELD_ALL = 3;
 
 /** Whether the node serves `door` at all (static: its config, not its state now). */
 export function servesDoor(node: UpstreamNode, door: Door): boolean {
@@ -103,6 +118,8 @@ export function nodeBar(
 export function workBar(node: UpstreamNode, cost: number): Bar {
   if (cost === UNPRICED) return BAR_UNPRICED;
   if (node.usage.used > node.config.spilloverThreshold) return BAR_OVER_QUOTA;
+  const account = node.account;
+  if (account !== undefined && account.overQuota) return BAR_OVER_QUOTA;
   return BAR_NONE;
 }
 
@@ -141,24 +158,50 @@ export function skipReasonOf(bar: Bar): number {
 
 /**
  * Stage 3, the limits of `door`, taken for one piece of work the node passed stages 1 and 2
- * for: a concurrency permit (requests, unless `permitHeld`: the attempt already has one), then
- * a rate token. Returns 0 when taken; SATURATED when no permit was free; else the ms until the
- * next token (a permit taken for this work is given back). Counts the node's demand, which the
- * split of limits between workers reads.
+ * for: concurrency permits (requests only) — the node's, then its provider account's — less
+ * those the caller holds (`held`: HELD_* bits), then a rate token from the node and from its
+ * account. Returns 0 when everything was taken; SATURATED or ACCOUNT_SATURATED when a permit
+ * was not free; else the ms until the next token. On any refusal what this call took is given
+ * back (held permits stay the caller's). Counts demand, which the split of limits between
+ * workers and replicas reads.
  */
-export function takeLimits(
-  node: UpstreamNode,
-  now: number,
-  door: Door,
-  permitHeld: boolean,
-): number {
-  const takesPermit = door === DOOR_REQUEST && !permitHeld;
+export function takeLimits(node: UpstreamNode, now: number, door: Door, held: number): number {
+  const request = door === DOOR_REQUEST;
+  const takesPermit = request && (held & HELD_NODE) === 0;
   if (takesPermit && !node.permits.tryAcquire()) {
     node.crowded++;
     return SATURATED;
   }
+  const account = node.account;
+  if (account === undefined) {
+    node.wanted++;
+    const wait = node.takeToken(now);
+    if (wait > 0 && takesPermit) node.permits.release();
+    return wait;
+  }
+  const takesAccountPermit = request && (held & HELD_ACCOUNT) === 0;
+  if (takesAccountPermit && !account.permits.tryAcquire()) {
+    account.crowded++;
+    if (takesPermit) node.permits.release();
+    return ACCOUNT_SATURATED;
+  }
   node.wanted++;
-  const wait = node.takeToken(now);
-  if (wait > 0 && takesPermit) node.permits.release();
+  let wait = node.takeToken(now);
+  if (wait === 0) {
+    account.wanted++;
+    wait = account.takeToken(now);
+    // The account refused: the node's token was not spent on anything.
+    if (wait > 0) node.giveBackToken();
+  }
+  if (wait > 0) {
+    if (takesPermit) node.permits.release();
+    if (takesAccountPermit) account.permits.release();
+  }
   return wait;
+}
+
+/** Gives back the permits in `held` (HELD_* bits) when the work they were taken for is not sent. */
+export function releaseHeld(node: UpstreamNode, held: number): void {
+  if ((held & HELD_NODE) !== 0) node.permits.release();
+  if ((held & HELD_ACCOUNT) !== 0) node.account?.permits.release();
 }

@@ -57,7 +57,9 @@ function probe(node: UpstreamNode, chain: ChainState, method: string, sentAt: nu
   const methodId = REGISTRY.idOf(method);
   const cost = priceOf(node.config.pricing, methodId);
   if (cost === UNPRICED) return;
-  node.usage.add(cost);
+  // A reload may bill the node to another account before the answer: refund what was charged.
+  const usage = node.usage;
+  usage.add(cost);
   const body = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`);
   node.transport.send(
     body,
@@ -65,9 +67,10 @@ function probe(node: UpstreamNode, chain: ChainState, method: string, sentAt: nu
     undefined,
     false,
     (response: AttemptResponse) => {
-      if (response.kind === 'transport_error' && !response.sent) node.usage.add(-cost);
+      if (response.kind === 'transport_error' && !response.sent) usage.add(-cost);
       if (response.kind !== 'answer' || response.status < 200 || response.status >= 300) return;
-      readAnswer(chain, node.heads, methodHeads(methodId)!, body, response.body, false, sentAt);
+      const request = { requestBody: body };
+      readAnswer(chain, node.heads, methodHeads(methodId)!, request, response.body, false, sentAt);
     },
     undefined,
   );

@@ -79,4 +79,18 @@ describe('staleAnswer', () => {
       staleAnswer(near.chain, near.behind, logs('{"toBlock":"latest"}'), near.round, near.now),
     ).toBe(false);
   });
+
+  it('does not judge eth_getLogs by a head known only from the logs a node showed', () => {
+    // A node whose head is only a lower bound (its last log's block) answered a chunk up to
+    // 0x64: it may well be at 0x64 — no paid retry (issue 29: a split's chunks go up in order).
+    const { chain, behind, round, now } = setup(EVM_LATEST, 0, 100);
+    chain.observe(behind.heads, EVM_LATEST, 90, Bound.atLeast, now);
+    reading.value = -1;
+    const body =
+      '{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{"fromBlock":"0x0","toBlock":"0x64"}]}';
+    const chunk = candidate('eth_getLogs', body);
+    expect(staleAnswer(chain, behind, chunk, round, now)).toBe(false);
+    chain.observe(behind.heads, EVM_LATEST, 95, Bound.exact, now);
+    expect(staleAnswer(chain, behind, chunk, round, now)).toBe(true);
+  });
 });

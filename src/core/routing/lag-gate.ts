@@ -14,10 +14,15 @@ import {
   methodHeads,
   type MethodHeads,
 } from '../chain/method-heads.js';
-import { reading, slotOfRequest, toleranceOf } from '../chain/read-heads.js';
+import {
+  minContextSlotOfRequest,
+  reading,
+  slotOfRequest,
+  toleranceOf,
+} from '../chain/read-heads.js';
 import { priceOf } from '../config/price-list.js';
 import type { UpstreamNode } from '../node/upstream-node.js';
-import { BlockTag, blockParamOf, logsToBlockOf, minContextSlotOf } from '../protocol/head-scan.js';
+import { BlockTag, blockParamOf, logsToBlockOf } from '../protocol/head-scan.js';
 import { STANDARD_METHODS } from '../protocol/method-registry.js';
 import type { AdmissionRound, Candidate } from './admission.js';
 import {
@@ -32,18 +37,20 @@ import {
 /**
  * What the request itself asks for: Solana `minContextSlot`, or the EVM block it names (a
  * number, not a tag); for eth_getLogs the filter's `toBlock`, and with `latest` (or none) the
- * chain's head — logs up to the head need a node at the head. -1: nothing. A byte scan of the
- * request, run only for a node known to be behind.
+ * chain's head — logs up to the head need a node at the head. -1: nothing. Solana's is read
+ * once per request (chain/read-heads.ts); the EVM block is a byte scan run only for a node
+ * known to be behind.
  */
 function askedOf(
   chain: ChainState,
   heads: MethodHeads,
-  body: Buffer | undefined,
+  candidate: Candidate,
   slot: number,
   now: number,
 ): number {
+  const body = candidate.requestBody;
   if (body === undefined || body.length === 0) return -1;
-  if (heads.family === Family.solana) return minContextSlotOf(body);
+  if (heads.family === Family.solana) return minContextSlotOfRequest(candidate);
   if (heads.blockParam === LOGS_FILTER) {
     const to = logsToBlockOf(body);
     if (to >= 0) return to;
@@ -57,12 +64,12 @@ function needOf(
   chain: ChainState,
   heads: MethodHeads,
   slot: number,
-  body: Buffer | undefined,
+  candidate: Candidate,
   now: number,
 ): number {
   const head = chain.chainHead(slot, now);
   const need = head < 0 ? -1 : head - toleranceOf(chain, heads);
-  return Math.max(need, askedOf(chain, heads, body, slot, now));
+  return Math.max(need, askedOf(chain, heads, candidate, slot, now));
 }
 
 /**
@@ -106,12 +113,11 @@ export function lagSkips(
   if (chain === undefined || !chain.active) return false;
   const heads = methodHeads(candidate.methodId);
   if (heads === undefined || heads.tolerance === Tolerance.none) return false;
-  const body = candidate.requestBody;
-  const slot = slotOfRequest(heads, body);
+  const slot = slotOfRequest(heads, candidate);
   const own = chain.headOf(node.heads, slot, now);
   // Unknown is never behind; a node at the chain's head has nobody fresher to yield to.
   if (own < 0 || own >= chain.chainHead(slot, now)) return false;
-  const need = needOf(chain, heads, slot, body, now);
+  const need = needOf(chain, heads, slot, candidate, now);
   if (need < 0 || own >= need) return false;
   if (fresherNode(chain, node, candidate, round, slot, need, true, now) === undefined) return false;
   node.metrics.lagSkip?.(STANDARD_METHODS[candidate.methodId]!);
@@ -143,7 +149,7 @@ export function staleAnswer(
     if (head < reading.value) return false;
     need = reading.value;
   } else if (reading.bound === Bound.exact) {
-    need = needOf(chain, heads, slot, candidate.requestBody, now);
+    need = needOf(chain, heads, slot, candidate, now);
     // Honest nodes differ by a slot or two: within the allowance the answer is relayed, so a
     // head method at tolerance 0 does not pay for a retry that gains nothing.
     if (need < 0 || reading.value >= need - STALE_ALLOWANCE[heads.family]) return false;
@@ -163,10 +169,11 @@ function staleLogs(
 ): boolean {
   if (!chain.active) return false;
   const heads = methodHeads(candidate.methodId)!;
-  const slot = slotOfRequest(heads, candidate.requestBody);
+  const slot = slotOfRequest(heads, candidate);
   const own = chain.headOf(node.heads, slot, now);
-  if (own < 0) return false;
-  const need = askedOf(chain, heads, candidate.requestBody, slot, now);
+  // Known only as a lower bound (the last log it showed): not known to be behind the range.
+  if (own < 0 || node.heads.bound[slot] === Bound.atLeast) return false;
+  const need = askedOf(chain, heads, candidate, slot, now);
   if (need < 0 || own >= need - STALE_ALLOWANCE[heads.family]) return false;
   return fresherNode(chain, node, candidate, round, slot, need, false, now) !== undefined;
 }
@@ -185,7 +192,7 @@ export function sampleTarget(
   const chain = round.chain!;
   const heads = methodHeads(candidate.methodId);
   if (heads === undefined || heads.reads === Reads.nothing || !chain.sampleDue()) return undefined;
-  const slot = slotOfRequest(heads, candidate.requestBody);
+  const slot = slotOfRequest(heads, candidate);
   const old = chain.options.maxAgeMs / 2;
   let tier = -1;
   for (const node of round.ranked) {

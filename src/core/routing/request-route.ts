@@ -16,7 +16,13 @@ import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
 import { AdmissionRound, admit, type Candidate } from './admission.js';
-import { settleAttempt, type Attempt, type AttemptOwner, type AttemptSubject } from './attempt.js';
+import {
+  sendAttempt,
+  settleAttempt,
+  type Attempt,
+  type AttemptOwner,
+  type AttemptSubject,
+} from './attempt.js';
 import { classifySingle, classifyWrite, errorKeyOf, type Verdict } from './classify.js';
 import { heardAnswer, heardError, type Disputes, type Hearing } from './disputes.js';
 import { sampleTarget, staleAnswer } from './lag-gate.js';
@@ -56,6 +62,10 @@ export abstract class RequestRoute
   contentType: string | undefined = undefined;
   body: Buffer | UpstreamStream = NO_BODY;
   node = '';
+  /** Set by the response cache's flight leader (serving/serve-request.ts): a cacheable miss. */
+  cache: 'miss' | undefined = undefined;
+  /** What the request asks of heads (chain/read-heads.ts): read by its parse, else once here. */
+  headAsk: number | undefined;
 
   constructor(
     readonly request: RpcRequest,
@@ -68,6 +78,7 @@ export abstract class RequestRoute
   ) {
     super();
     this.methodId = request.methodId;
+    this.headAsk = request.headAsk;
     this.deadline = now + ctx.budgetMs;
     this.round = new AdmissionRound(ctx.table(), now, false, policy.byLatency);
   }
@@ -171,15 +182,7 @@ export abstract class RequestRoute
     }
     const now = attempt.endedAt;
     const node = attempt.node;
-    const found = readAnswer(
-      chain,
-      node.heads,
-      heads,
-      this.request.body,
-      body,
-      verdict.kind !== 'success',
-      now,
-    );
+    const found = readAnswer(chain, node.heads, heads, this, body, verdict.kind !== 'success', now);
     // eth_getLogs is judged by the node's known head even when its answer shows no block.
     if (!found && heads.blockParam !== LOGS_FILTER) return false;
     if (verdict.kind !== 'success' || !staleAnswer(chain, node, this, this.round, now))
@@ -237,4 +240,29 @@ export function continueRouting(
     (result) => route.finish(result),
     (err: unknown) => route.finish(route.failed(err)),
   );
+}
+
+/**
+ * Starts a single request's route: its first walk and attempt as plain callbacks (no promise
+ * on the common path), the round driver only when the first walk finds no node to send to now.
+ */
+export function startRoute(
+  route: RequestRoute,
+  body: Buffer,
+  headers: ForwardHeaders,
+  allowStream: boolean,
+  now: number,
+): void {
+  let attempt: Attempt | undefined;
+  try {
+    attempt = route.walk(now);
+  } catch (err) {
+    route.finish(route.failed(err));
+    return;
+  }
+  if (attempt === undefined) {
+    continueRouting(route, ONE_AT_A_TIME);
+    return;
+  }
+  sendAttempt(attempt, route, body, headers, allowStream, now);
 }

@@ -1,6 +1,6 @@
 /** What the routing drivers need from the server, and how a routed request ends. */
 import type { KeyRefusal } from '../keys/key-refusal.js';
-import type { ProxyMetrics } from '../metrics.js';
+import type { ChainMetrics, ProxyMetrics } from '../metrics.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { AttemptContext } from './attempt.js';
 import type { PolicyTable } from './policy-table.js';
@@ -11,10 +11,20 @@ export interface RouteContext extends AttemptContext {
   /** The current table; re-read at every round so a reload mid-request is seen. */
   readonly table: () => RoutingTable;
   readonly metrics: ProxyMetrics;
+  /** The served chain's own recorders (rpc_chain_requests_total); absent: not counted per chain. */
+  readonly chainMetrics?: ChainMetrics | undefined;
   /** Whole-request budget (1 s). */
   readonly budgetMs: number;
   /** Per-method strategies and write handling now in force; absent = cost for every method. */
   readonly policies?: () => PolicyTable;
+  /** The chain's eth_getLogs settings (issue 29); absent = no client-facing range limit. */
+  readonly logs?: LogsSettings;
+}
+
+/** What the operator allows a client's eth_getLogs (`max_logs_block_range`). */
+export interface LogsSettings {
+  /** Most blocks one client eth_getLogs may span; undefined = no limit. */
+  readonly maxBlockRange?: number | undefined;
 }
 
 /** How a request ended. */

@@ -6,10 +6,9 @@
  */
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
-import { sendAttempt, type Attempt } from './attempt.js';
 import { COST_POLICY, type RoutePolicy } from './policy-table.js';
 import { routeWithPolicy } from './policy-route.js';
-import { ONE_AT_A_TIME, RequestRoute, continueRouting } from './request-route.js';
+import { RequestRoute, startRoute } from './request-route.js';
 import type { RouteCallback, RouteContext, RouteResult } from './route-context.js';
 
 /** A request routed for a caller, who hears the result with its token. */
@@ -52,16 +51,5 @@ export function route<T>(
     routeWithPolicy(state);
     return;
   }
-  let attempt: Attempt | undefined;
-  try {
-    attempt = state.walk(now);
-  } catch (err) {
-    state.finish(state.failed(err));
-    return;
-  }
-  if (attempt === undefined) {
-    continueRouting(state, ONE_AT_A_TIME);
-    return;
-  }
-  sendAttempt(attempt, state, request.body, headers, allowStream, now);
+  startRoute(state, request.body, headers, allowStream, now);
 }

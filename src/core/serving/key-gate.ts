@@ -11,9 +11,12 @@
  */
 import { priceOf } from '../config/price-list.js';
 import { UNPRICED } from '../config/types.js';
+import { filtersRefused } from '../keys/heavy-read-refusal.js';
 import { paramsRefused, type KeyRefusal } from '../keys/key-refusal.js';
+import { hasRequiredFilter } from '../keys/required-filters.js';
 import type { KeyState } from '../keys/key-state.js';
 import type { RouteCallback, RouteResult } from '../routing/route-context.js';
+import { capAnswer } from './answer-cap.js';
 import type { ServingContext } from './serving-context.js';
 
 /** Who sends a call: its key, and where from (per-IP limits, browser origins). */
@@ -34,18 +37,35 @@ export function cheapestPrice(ctx: ServingContext, methodId: number): number {
   return cheapest === Infinity ? 0 : cheapest;
 }
 
-/** Whether `params` pass the key's guard for `method` (its first param must be listed). */
-function paramsPass(key: KeyState, method: string, params: () => unknown): boolean {
+/**
+ * The key's guards of `method`'s params (`params`: the first param must be listed;
+ * `required_filters`: one of the listed filters must be given), or undefined when they pass.
+ */
+function guardRefusal(
+  key: KeyState,
+  method: string,
+  params: () => unknown,
+): KeyRefusal | undefined {
   const allowed = key.config.params[method];
-  if (allowed === undefined) return true;
+  const required = key.config.requiredFilters?.[method];
+  if (allowed === undefined && required === undefined) return undefined;
   let list: unknown;
   try {
     list = params();
   } catch {
-    return false;
+    return allowed === undefined
+      ? filtersRefused(key.name, method, required!)
+      : paramsRefused(key.name, method);
   }
-  const first = Array.isArray(list) ? (list[0] as unknown) : undefined;
-  return typeof first === 'string' && allowed.includes(first);
+  if (allowed !== undefined) {
+    const first = Array.isArray(list) ? (list[0] as unknown) : undefined;
+    if (typeof first !== 'string' || !allowed.includes(first))
+      return paramsRefused(key.name, method);
+  }
+  if (required !== undefined && !hasRequiredFilter(list, required)) {
+    return filtersRefused(key.name, method, required);
+  }
+  return undefined;
 }
 
 /**
@@ -63,9 +83,9 @@ export function admitCall(
   const now = ctx.route.clock.now();
   const cheapest = key.budget === undefined ? 0 : cheapestPrice(ctx, methodId);
   let refusal = key.admit(method, caller.ip, caller.origin, now, cheapest);
-  if (refusal === undefined && !paramsPass(key, method, params)) {
-    key.settle(cheapest, 0);
-    refusal = paramsRefused(key.name, method);
+  if (refusal === undefined) {
+    refusal = guardRefusal(key, method, params);
+    if (refusal !== undefined) key.settle(cheapest, 0);
   }
   key.count(refusal === undefined ? 'allowed' : refusal.reason);
   return refusal ?? cheapest;
@@ -94,18 +114,51 @@ export function refusedResult(refusal: KeyRefusal): RouteResult {
   return { kind: 'refused', refusal, attempts: 0, credits: 0 };
 }
 
+/**
+ * What a call may spend beyond the cheapest price its key reserved when admitted: a planned
+ * eth_getLogs split reserves its whole cost before the first chunk is sent.
+ */
+export interface CallBudget {
+  /** Reserves up to `credits` for the call in all: false when the key's budget cannot hold it. */
+  reserveUpTo(credits: number): boolean;
+  /** The key, for the refusal's words: its name, what is left, its budget. */
+  readonly key: KeyState;
+  /** What the call holds reserved now (part of the key's `used`). */
+  readonly reserved: number;
+}
+
 /** An admitted single call on its way: settles its key when the answer comes back. */
-export class KeyedCall<T> {
+export class KeyedCall<T> implements CallBudget {
   constructor(
     readonly key: KeyState,
-    readonly reserved: number,
+    public reserved: number,
     readonly onRouted: RouteCallback<T>,
     readonly token: T,
   ) {}
+
+  reserveUpTo(credits: number): boolean {
+    const extra = credits - this.reserved;
+    if (extra <= 0) return true;
+    if (!this.key.reserveMore(extra)) return false;
+    this.reserved = credits;
+    return true;
+  }
 }
 
-/** Where a keyed call's routing ends: the key is settled, then the door hears the result. */
+/**
+ * Where a keyed call's routing ends: the key is settled, then the door hears the result — or,
+ * past the key's `max_answer_bytes`, a refusal instead of the answer (serving/answer-cap.ts).
+ */
 export function settleKeyed(result: RouteResult, call: KeyedCall<unknown>): void {
   call.key.settle(call.reserved, result.credits);
-  call.onRouted(result, call.token);
+  const cap = call.key.config.maxAnswerBytes;
+  if (cap === undefined || result.kind !== 'answer') return call.onRouted(result, call.token);
+  capAnswer(result, cap, call.key.name).then(
+    (capped) => call.onRouted(capped, call.token),
+    (err: unknown) =>
+      call.onRouted(
+        { kind: 'failed', error: err, attempts: result.attempts, credits: result.credits },
+        call.token,
+      ),
+  );
 }

@@ -1,7 +1,8 @@
 /**
  * The record step every door shares: an answered request counts once in `rpc_requests_total`
- * and its duration histogram, and once in the tally the shutdown summary reads
- * (ProxyServer.requestCounts()) — whether it came over HTTP or a socket, routed or refused.
+ * and its duration histogram, once in its chain's `rpc_chain_requests_total`, and once in the
+ * tally the shutdown summary reads (ProxyServer.requestCounts()) — whether it came over HTTP
+ * or a socket, routed or refused.
  */
 import type { RouteContext } from '../routing/route-context.js';
 
@@ -18,5 +19,6 @@ export function recordRequest(tally: RequestTally, outcome: number, startedAt: n
   const seconds = (route.clock.now() - startedAt) / 1000;
   tally.counts[outcome]!++;
   route.metrics.request(outcome, seconds);
+  route.chainMetrics?.request(outcome);
   return seconds;
 }

@@ -16,8 +16,10 @@ import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { BatchElement } from '../protocol/rpc-request.js';
 import { NOTHING_ROUTED, routeBatch, type BatchResult } from '../routing/batch-route.js';
 import { unansweredJson } from '../routing/route-answer.js';
-import type { KeyedCaller } from './key-gate.js';
+import type { CallBudget, KeyedCaller } from './key-gate.js';
+import { logsElements, serveBatchWithLogs } from './logs-batch.js';
 import { serveKeyedBatch, type ServedBatch } from './serve-keyed-batch.js';
+import { serveOpen } from './serve-request.js';
 import { bookSaved, type ServingContext } from './serving-context.js';
 
 /** A batch element waiting on an identical request in flight. */
@@ -129,7 +131,23 @@ export function serveBatch(
   return serveKeyedBatch(batch, headers, ctx, caller, serveOpenBatch);
 }
 
-async function serveOpenBatch(
+/**
+ * A batch past the key check: eth_getLogs elements alone while a range limit is known
+ * (logs-batch.ts), the rest through the cache and the batch router. `budgetOf` gives a keyed
+ * element's budget (a planned split reserves its whole cost).
+ */
+function serveOpenBatch(
+  batch: readonly BatchElement[],
+  headers: ForwardHeaders,
+  ctx: ServingContext,
+  budgetOf?: (element: BatchElement) => CallBudget | undefined,
+): Promise<BatchResult> {
+  const alone = logsElements(batch, ctx);
+  if (alone.length === 0) return serveCachedBatch(batch, headers, ctx);
+  return serveBatchWithLogs(batch, alone, headers, ctx, budgetOf, serveOpen, serveCachedBatch);
+}
+
+async function serveCachedBatch(
   batch: readonly BatchElement[],
   headers: ForwardHeaders,
   ctx: ServingContext,

@@ -15,10 +15,21 @@ import type { ResponseCache } from '../cache/response-cache.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import { trimmedSpan } from '../protocol/json-spans.js';
 import { NO_ID, requestIdOf, type RpcRequest } from '../protocol/rpc-request.js';
-import type { RouteCallback, RouteResult } from '../routing/route-context.js';
+import type { RouteCallback, RouteContext, RouteResult } from '../routing/route-context.js';
+import { RequestRoute } from '../routing/request-route.js';
 import { route } from '../routing/route.js';
 import { KeyedCall, admitCall, refusedResult, settleKeyed, type KeyedCaller } from './key-gate.js';
+import { LOGS_METHOD_ID, serveLogs } from './logs-split.js';
 import { bookSaved, type ServingContext } from './serving-context.js';
+
+/** How a request past the cache is routed: `route` (every door), or a split's chunk route. */
+export type Router = <T>(
+  request: RpcRequest,
+  headers: ForwardHeaders,
+  ctx: RouteContext,
+  onRouted: RouteCallback<T>,
+  token: T,
+) => void;
 
 function cachedAnswer(body: Buffer, contentType: string, cache: 'hit' | 'coalesced'): RouteResult {
   return {
@@ -43,6 +54,7 @@ class SingleWaiter<T> implements FlightWaiter {
     readonly onRouted: RouteCallback<T>,
     readonly token: T,
     readonly deadline: number,
+    readonly router: Router,
   ) {}
 
   landed(answer: SharedAnswer | undefined): void {
@@ -60,7 +72,13 @@ class SingleWaiter<T> implements FlightWaiter {
       this.onRouted({ kind: 'timeout', attempts: 0, credits: 0 }, this.token);
       return;
     }
-    route(this.request, this.headers, { ...routeCtx, budgetMs: left }, this.onRouted, this.token);
+    this.router(
+      this.request,
+      this.headers,
+      { ...routeCtx, budgetMs: left },
+      this.onRouted,
+      this.token,
+    );
   }
 }
 
@@ -82,8 +100,20 @@ function onLeaderRouted(result: RouteResult, leader: Leader<unknown>): void {
     const contentType = result.kind === 'answer' ? result.contentType : undefined;
     leader.cache.land(leader.flight, status, contentType, body, leader.ctx.route.clock.now());
   } finally {
-    leader.onRouted(result.kind === 'answer' ? { ...result, cache: 'miss' } : result, leader.token);
+    leader.onRouted(asMiss(result), leader.token);
   }
+}
+
+/** The leader's result, marked a cache miss for its client. */
+function asMiss(result: RouteResult): RouteResult {
+  if (result.kind !== 'answer') return result;
+  // A routed answer is its request's own routing state (request-route.ts), which only this
+  // leader holds: marked in place instead of copying its couple of dozen fields.
+  if (result instanceof RequestRoute) {
+    result.cache = 'miss';
+    return result;
+  }
+  return { ...result, cache: 'miss' };
 }
 
 /**
@@ -98,7 +128,13 @@ export function serveRequest<T>(
   token: T,
   caller?: KeyedCaller,
 ): void {
-  if (caller === undefined) return serveOpen(request, headers, ctx, onRouted, token);
+  if (caller === undefined) {
+    // One compare for every other method: eth_getLogs may need its range split (issue 29).
+    if (request.methodId === LOGS_METHOD_ID) {
+      return serveLogs(request, headers, ctx, onRouted, token, undefined, serveOpen);
+    }
+    return serveOpen(request, headers, ctx, onRouted, token);
+  }
   const admitted = admitCall(
     caller,
     request.method,
@@ -107,39 +143,46 @@ export function serveRequest<T>(
     ctx,
   );
   if (typeof admitted !== 'number') return onRouted(refusedResult(admitted), token);
-  const call = new KeyedCall(caller.key, admitted, onRouted, token);
-  serveOpen(request, headers, ctx, settleKeyed, call as KeyedCall<unknown>);
+  const call = new KeyedCall(caller.key, admitted, onRouted, token) as KeyedCall<unknown>;
+  if (request.methodId === LOGS_METHOD_ID) {
+    return serveLogs(request, headers, ctx, settleKeyed, call, call, serveOpen);
+  }
+  serveOpen(request, headers, ctx, settleKeyed, call);
 }
 
 function paramsOf(request: RpcRequest): unknown {
   return (JSON.parse(request.body.toString('utf8')) as { params?: unknown }).params;
 }
 
-/** A request past the key check (or without one): the cache, coalescing, routing. */
-function serveOpen<T>(
+/**
+ * A request past the key check (or without one): the cache, coalescing, routing (by `router`:
+ * `route`, or the chunk route of a split eth_getLogs).
+ */
+export function serveOpen<T>(
   request: RpcRequest,
   headers: ForwardHeaders,
   ctx: ServingContext,
   onRouted: RouteCallback<T>,
   token: T,
+  router: Router = route,
 ): void {
   const cache = ctx.cache;
   const policy = cache?.policyOf(request.method);
   if (cache === undefined || policy === undefined) {
-    route(request, headers, ctx.route, onRouted, token);
+    router(request, headers, ctx.route, onRouted, token);
     return;
   }
   const idText = requestIdOf(request);
   if (idText === NO_ID) {
     // A notification expects no answer: nothing to share or store.
     cache.bypass(policy);
-    route(request, headers, ctx.route, onRouted, token);
+    router(request, headers, ctx.route, onRouted, token);
     return;
   }
   const now = ctx.route.clock.now();
   const found = cache.lookup(policy, request.body, trimmedSpan(request.body), now);
   if (found === undefined) {
-    route(request, headers, ctx.route, onRouted, token);
+    router(request, headers, ctx.route, onRouted, token);
   } else if (found.kind === 'hit') {
     bookSaved(ctx, request.methodId);
     const answer = found.answer;
@@ -147,11 +190,11 @@ function serveOpen<T>(
   } else if (found.kind === 'wait') {
     const deadline = now + ctx.route.budgetMs;
     found.flight.waiters.push(
-      new SingleWaiter(request, idText, headers, ctx, onRouted, token, deadline),
+      new SingleWaiter(request, idText, headers, ctx, onRouted, token, deadline, router),
     );
   } else {
     const leader = new Leader(found.flight, cache, ctx, onRouted, token);
-    route(request, headers, ctx.route, onLeaderRouted, leader as Leader<unknown>);
+    router(request, headers, ctx.route, onLeaderRouted, leader as Leader<unknown>);
   }
 }
 

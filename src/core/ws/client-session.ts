@@ -164,6 +164,7 @@ export class ClientSession implements Subscriber {
       const refused = served.refused;
       if (refused !== undefined && served.refusedWhole === true) {
         ctx.route.metrics.request(refused.outcome, (ctx.route.clock.now() - startedAt) / 1000);
+        ctx.route.chainMetrics?.request(refused.outcome);
         return this.#error(refused.code, refused.message, 'null');
       }
       const answer = batchAnswerOf(served, batch);

@@ -19,11 +19,12 @@
  * from going backwards or repeating. Program, logs (Solana), block and vote streams cannot be
  * replayed by any standard call and are documented as such.
  */
+import { GAP_FILL_KINDS } from '../metrics.js';
 import type { SharedSubscription } from './shared-subscription.js';
 import type { StreamKind } from './subscription-methods.js';
 
-/** The stream kinds a gap fill can close (the others: see above). */
-export const GAP_FILL_KINDS = ['signature', 'newHeads', 'evmLogs', 'account'] as const;
+// The stream kinds a gap fill can close (the others: see above); metrics.ts names them for
+// the series' labels.
 const FILLABLE: ReadonlySet<StreamKind> = new Set(GAP_FILL_KINDS);
 
 /** True when a gap in a `kind` stream can be filled. */

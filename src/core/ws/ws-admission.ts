@@ -27,6 +27,7 @@ import {
   DOOR_SUBSCRIPTION,
   eligibility,
   skipReasonOf,
+  HELD_NONE,
   takeLimits,
 } from '../routing/eligibility.js';
 import type { RoutingTable } from '../routing/routing-table.js';
@@ -86,7 +87,7 @@ export function placeSubscription(
         behind = node;
         continue;
       }
-      const wait = takeLimits(node, now, DOOR_SUBSCRIPTION, false);
+      const wait = takeLimits(node, now, DOOR_SUBSCRIPTION, HELD_NONE);
       if (wait > 0) {
         node.metrics.skip(SkipReason.rateLimit);
         if (wait < minWait) minWait = wait;
@@ -95,7 +96,7 @@ export function placeSubscription(
       return { kind: 'node', node };
     }
     if (behind !== undefined) {
-      const wait = takeLimits(behind, now, DOOR_SUBSCRIPTION, false);
+      const wait = takeLimits(behind, now, DOOR_SUBSCRIPTION, HELD_NONE);
       if (wait === 0) return { kind: 'node', node: behind };
       behind.metrics.skip(SkipReason.rateLimit);
       if (wait < minWait) minWait = wait;

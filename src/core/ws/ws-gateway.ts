@@ -2,25 +2,21 @@
  * cascade's WebSocket side: upgrades on the proxy's own port and paths (`/`, `/send-request`)
  * and, with `[server] ws_port`, on a second listener that takes only upgrades (so
  * @solana/web3.js, which looks at port + 1, needs nothing but the HTTP URL). Each upgrade is
- * checked against the per-IP limit (429) and becomes a ClientSession; subscriptions live in the
- * hub. Nothing here runs on the HTTP request path: the proxy only gains an `upgrade` listener.
+ * checked by the upgrade gate (path, key, origin, per-IP limit) and becomes a ClientSession;
+ * subscriptions live in each chain's hub. Nothing here runs on the HTTP request path: the proxy
+ * only gains an `upgrade` listener.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { BlockList } from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { WebSocketServer, type WebSocket } from 'ws';
-import type { ResponseCache } from '../cache/response-cache.js';
+import type { WebSocket } from 'ws';
 import type { ServerConfig } from '../config/types.js';
-import { CorsPolicy } from '../http/cors.js';
-import { callerOf, isCallerRefusal } from '../http/key-caller.js';
 import { forwardHeaders } from '../http/proxy-handler.js';
 import type { ClientKeys } from '../keys/client-keys.js';
-import { proxyPathOf } from '../keys/presented-key.js';
+import type { ServedChain, ServedChains } from '../http/served-chains.js';
 import type { KeyedCaller } from '../serving/key-gate.js';
 import { listen } from '../http/listen.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
-import type { RouteContext } from '../routing/route-context.js';
 import { ClientSession } from './client-session.js';
 import {
   DEFAULT_WS_TUNING,
@@ -31,6 +27,7 @@ import {
 } from './gateway-context.js';
 import { callThroughRouter } from './routed-answer.js';
 import { SubscriptionHub } from './subscription-hub.js';
+import { UpgradeGate } from './upgrade-gate.js';
 import { CLOSE_SERVICE_RESTART } from './upstream-subscriptions.js';
 import { wsSnapshot } from './ws-snapshot.js';
 
@@ -38,9 +35,11 @@ import { wsSnapshot } from './ws-snapshot.js';
 export interface WsGatewayOptions {
   /** The proxy's main listener (upgrades are taken on it too). */
   readonly listener: Server;
-  readonly route: RouteContext;
-  /** The proxy's response cache: socket requests are cached and coalesced as HTTP ones are. */
-  readonly cache: ResponseCache | undefined;
+  /**
+   * The chains served: an upgrade on a chain's path gets that chain's routing context and
+   * response cache (socket requests are cached and coalesced as HTTP ones are) and its hub.
+   */
+  readonly chains: ServedChains;
   /** The proxy's tally of requests answered: socket requests count in it as HTTP ones do. */
   readonly counts: Float64Array;
   readonly registry: MethodRegistry;
@@ -56,101 +55,51 @@ export interface WsGatewayOptions {
   readonly trustedProxies?: BlockList | undefined;
 }
 
-function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+/** One chain's WebSocket side: its sessions' context and its subscription hub. */
+interface ChainSockets {
+  readonly chain: ServedChain;
+  readonly ctx: GatewayContext;
+  readonly hub: SubscriptionHub;
+  readonly sessions: Set<ClientSession>;
 }
-
-/**
- * Browsers apply no CORS to WebSockets: they send `Origin` and let the server decide. A page
- * may connect when `cors_origins` lets it call cascade over HTTP, or when it is served from
- * cascade's own host (a same-origin page behind the same reverse proxy). Clients outside a
- * browser (web3.js, viem, ethers in Node) send no Origin and are not concerned.
- */
-function originAllowed(req: IncomingMessage, cors: CorsPolicy | undefined): boolean {
-  const origin = req.headers.origin;
-  if (origin === undefined || cors?.allows(origin) === true) return true;
-  try {
-    return new URL(origin).host === req.headers.host;
-  } catch {
-    return false;
-  }
-}
-
-/** Refuses an upgrade with a plain HTTP answer on the raw socket. */
-function refuse(
-  socket: Duplex,
-  status: number,
-  reason: string,
-  message: string,
-  retryAfter?: number,
-): void {
-  const body = JSON.stringify({ error: message });
-  const retry = retryAfter === undefined ? '' : `Retry-After: ${retryAfter}\r\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`,
-  );
-}
-
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  429: 'Too Many Requests',
-};
 
 /** The running WebSocket side. */
 export class WsGateway {
-  readonly hub: SubscriptionHub;
-  readonly #ctx: GatewayContext;
-  readonly #wss: WebSocketServer;
-  readonly #cors: CorsPolicy | undefined;
+  /** Each served chain's sockets (a chain's subscriptions are shared within it only). */
+  readonly #chains = new Map<ServedChain, ChainSockets>();
+  readonly #tuning: WsTuning;
+  readonly #limits: ReturnType<typeof limitsOf>;
+  /** Checks every upgrade, on either listener, before its handshake. */
+  readonly #gate: UpgradeGate;
   readonly #sessions = new Set<ClientSession>();
-  readonly #perIp = new Map<string, number>();
   readonly #counters: GatewayCounters = { slowClientCloses: 0, rejectedUpgrades: new Map() };
-  readonly #onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void =>
-    this.#upgrade(req, socket, head);
   #second: Server | undefined;
   #port: number | undefined;
   #tick: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
 
   private constructor(private readonly options: WsGatewayOptions) {
-    const tuning = { ...DEFAULT_WS_TUNING, ...options.tuning };
-    const { route, registry, logger } = options;
-    this.hub = new SubscriptionHub({
-      route,
-      logger,
-      timing: tuning,
-      call: (method, params) => callThroughRouter(route, registry, method, params),
-    });
+    this.#tuning = { ...DEFAULT_WS_TUNING, ...options.tuning };
     const limits = limitsOf(options.server);
-    this.#cors = CorsPolicy.from(options.server.corsOrigins);
-    this.#ctx = {
-      route,
-      cache: options.cache,
-      registry,
-      logger,
-      hub: this.hub,
+    this.#limits = limits;
+    this.#syncChains();
+    this.#gate = new UpgradeGate({
+      chains: options.chains,
+      keys: options.keys,
+      trustedProxies: options.trustedProxies,
+      corsOrigins: options.server.corsOrigins,
       limits,
-      maxBatchSize: options.server.maxBatchSize,
       counters: this.#counters,
-      counts: options.counts,
-    };
-    this.#wss = new WebSocketServer({
-      noServer: true,
-      maxPayload: limits.maxMessageBytes,
-      perMessageDeflate: false,
-      clientTracking: false,
+      accept: (ws, ip, req, caller, chain) => this.#accept(ws, ip, req, caller, chain),
     });
-    this.#tick = setInterval(() => this.hub.tick(), tuning.tickMs);
+    this.#tick = setInterval(() => this.#onTick(), this.#tuning.tickMs);
     this.#tick.unref();
   }
 
   /** Attaches to the proxy's listener and opens `ws_port` when configured. */
   static async start(options: WsGatewayOptions): Promise<WsGateway> {
     const gateway = new WsGateway(options);
-    options.listener.on('upgrade', gateway.#onUpgrade);
+    options.listener.on('upgrade', gateway.#gate.onUpgrade);
     const wsPort = options.server.wsPort;
     if (wsPort !== undefined) {
       const second = createServer((_req, res) => {
@@ -159,7 +108,7 @@ export class WsGateway {
           '{"error":"this port takes WebSocket connections only (ws://); JSON-RPC over HTTP is on the main port"}',
         );
       });
-      second.on('upgrade', gateway.#onUpgrade);
+      second.on('upgrade', gateway.#gate.onUpgrade);
       try {
         gateway.#port = await listen(second, options.host, wsPort, 'WebSocket');
         gateway.#second = second;
@@ -190,12 +139,72 @@ export class WsGateway {
 
   /** Map entries held for clients (sessions, per-IP counts): 0 when every client left. */
   entries(): { sessions: number; ips: number } {
-    return { sessions: this.#sessions.size, ips: this.#perIp.size };
+    return { sessions: this.#sessions.size, ips: this.#gate.ips };
+  }
+
+  /** The subscription hub of the first chain (the only one of a `[[nodes]]` config). */
+  get hub(): SubscriptionHub {
+    return this.#sockets(this.options.chains.first()).hub;
+  }
+
+  /** A chain's subscription hub. */
+  hubOf(chain: string): SubscriptionHub | undefined {
+    const served = this.options.chains.get(chain);
+    return served === undefined ? undefined : this.#chains.get(served)?.hub;
   }
 
   /** What /metrics shows of the WebSocket side now. */
   snapshot(): ReturnType<typeof wsSnapshot> {
-    return wsSnapshot(this.#sessions.size, this.#counters, this.hub, this.options.route.table());
+    const parts = [...this.#chains.values()].map(({ hub, chain }) => ({
+      hub,
+      table: chain.slot.table,
+    }));
+    return wsSnapshot(this.#sessions.size, this.#counters, parts);
+  }
+
+  #onTick(): void {
+    this.#syncChains();
+    for (const sockets of this.#chains.values()) sockets.hub.tick();
+  }
+
+  /** Gives every served chain its sockets; a chain no longer served closes its clients. */
+  #syncChains(): void {
+    const served = new Set(this.options.chains.all());
+    for (const chain of served) this.#sockets(chain);
+    for (const [chain, sockets] of this.#chains) {
+      if (served.has(chain)) continue;
+      this.#chains.delete(chain);
+      for (const session of sockets.sessions)
+        session.close(CLOSE_SERVICE_RESTART, `chain '${chain.name}' is no longer served`);
+      sockets.hub.close();
+    }
+  }
+
+  #sockets(chain: ServedChain): ChainSockets {
+    const known = this.#chains.get(chain);
+    if (known !== undefined) return known;
+    const { registry, logger } = this.options;
+    const route = chain.handler.route;
+    const hub = new SubscriptionHub({
+      route,
+      logger,
+      timing: this.#tuning,
+      call: (method, params) => callThroughRouter(route, registry, method, params),
+    });
+    const ctx: GatewayContext = {
+      route,
+      cache: chain.handler.cache,
+      registry,
+      logger,
+      hub,
+      limits: this.#limits,
+      maxBatchSize: this.options.server.maxBatchSize,
+      counters: this.#counters,
+      counts: this.options.counts,
+    };
+    const sockets = { chain, ctx, hub, sessions: new Set<ClientSession>() };
+    this.#chains.set(chain, sockets);
+    return sockets;
   }
 
   /** Closes every client with 1012 (service restart) and every upstream socket. */
@@ -205,9 +214,11 @@ export class WsGateway {
   }
 
   async #close(): Promise<void> {
+    // Every later upgrade, on either listener, is refused with 503 (shutting_down).
+    this.#gate.close();
     clearInterval(this.#tick);
-    this.options.listener.off('upgrade', this.#onUpgrade);
-    this.hub.close();
+    this.options.listener.off('upgrade', this.#gate.onUpgrade);
+    for (const sockets of this.#chains.values()) sockets.hub.close();
     const gone = [...this.#sessions].map(
       (session) =>
         new Promise<void>((resolve) => {
@@ -224,106 +235,26 @@ export class WsGateway {
     }
   }
 
-  #reject(
-    socket: Duplex,
-    reason: string,
-    status: number,
-    statusText: string,
-    message: string,
-    retryAfter?: number,
+  #accept(
+    ws: WebSocket,
+    ip: string,
+    req: IncomingMessage,
+    caller: KeyedCaller | undefined,
+    chain: ServedChain,
   ): void {
-    const rejected = this.#counters.rejectedUpgrades;
-    rejected.set(reason, (rejected.get(reason) ?? 0) + 1);
-    refuse(socket, status, statusText, message, retryAfter);
-  }
-
-  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on('error', () => undefined);
-    if (this.#closing !== undefined) {
-      return this.#reject(
-        socket,
-        'shutting_down',
-        503,
-        'Service Unavailable',
-        'cascade is shutting down',
-      );
-    }
-    const keys = this.options.keys;
-    if (proxyPathOf(pathOf(req.url), keys?.enabled === true) === undefined)
-      return this.#reject(
-        socket,
-        'path',
-        404,
-        'Not Found',
-        'WebSocket paths are / and /send-request',
-      );
-    let caller: KeyedCaller | undefined;
-    if (keys?.enabled === true) {
-      const who = callerOf(req, keys, this.options.trustedProxies);
-      if (isCallerRefusal(who)) {
-        const status = who.status;
-        return this.#reject(
-          socket,
-          'key',
-          status,
-          STATUS_TEXT[status] ?? 'Refused',
-          who.message,
-          who.retryAfterSeconds,
-        );
-      }
-      caller = who;
-    }
-    const keyOrigins = caller?.key.config.origins ?? [];
-    const origin = req.headers.origin;
-    if (keyOrigins.length > 0 && origin !== undefined && !caller!.key.allowsOrigin(origin))
-      return this.#reject(
-        socket,
-        'origin',
-        403,
-        'Forbidden',
-        `pages of ${origin} may not use key '${caller!.key.name}' (keys.origins)`,
-      );
-    if (keyOrigins.length === 0 && !originAllowed(req, this.#cors))
-      return this.#reject(
-        socket,
-        'origin',
-        403,
-        'Forbidden',
-        `pages of ${req.headers.origin} may not connect: add the origin to server.cors_origins`,
-      );
-    const ip = req.socket.remoteAddress ?? 'unknown';
-    const most = this.#ctx.limits.connectionsPerIp;
-    const held = this.#perIp.get(ip) ?? 0;
-    if (held >= most) {
-      return this.#reject(
-        socket,
-        'ip_limit',
-        429,
-        'Too Many Requests',
-        `at most ${most} WebSocket connections per client IP (server.ws_max_connections_per_ip)`,
-      );
-    }
-    // Counted from the upgrade request until its TCP connection ends, handshake or not.
-    this.#perIp.set(ip, held + 1);
-    socket.once('close', () => {
-      const left = (this.#perIp.get(ip) ?? 1) - 1;
-      if (left <= 0) this.#perIp.delete(ip);
-      else this.#perIp.set(ip, left);
-    });
-    this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) =>
-      this.#accept(ws, ip, req, caller),
-    );
-  }
-
-  #accept(ws: WebSocket, ip: string, req: IncomingMessage, caller: KeyedCaller | undefined): void {
-    if (this.#closing !== undefined) {
+    // A chain a reload just added gets its sockets now; one it just removed is not served.
+    const served = this.options.chains.get(chain.name) === chain;
+    const sockets = served ? this.#sockets(chain) : undefined;
+    if (this.#closing !== undefined || sockets === undefined) {
       ws.close(CLOSE_SERVICE_RESTART, 'cascade is restarting');
       return;
     }
-    const session = new ClientSession(ws, ip, forwardHeaders(req), this.#ctx, caller);
+    const session = new ClientSession(ws, ip, forwardHeaders(req), sockets.ctx, caller);
     this.#sessions.add(session);
+    sockets.sessions.add(session);
     ws.once('close', () => {
       this.#sessions.delete(session);
+      sockets.sessions.delete(session);
       session.disposed();
     });
   }

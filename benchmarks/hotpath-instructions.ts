@@ -1,0 +1,258 @@
+/**
+ * Instructions per request on the request path of `cascade serve`: this checkout's cascade
+ * against another built checkout's (a commit before a change), each run under valgrind's
+ * callgrind and sent the same fixed number of getBalance requests (the hot-path benchmark's
+ * body) by a closed-loop client after a warm-up. An instruction count is deterministic where
+ * CPU time is not: on a shared machine a wall-clock A/B wobbles by ±5% while the same requests
+ * give the same count to within a fraction of a percent, so a change of 1% is visible.
+ *
+ *     npm run bench:hotpath-instr -- --other ../before [--config benchmarks/user-view.toml]
+ *        [--requests 20000] [--warm-up 30000] [--connections 50] [--runs 2] [--keep DIR]
+ *        [--node-flag=--trace-deopt ...] [--this DIR]
+ *
+ * Each cascade reads its own checkout's hotpath.toml (or the one `--config` file), as in
+ * bench:hotpath-ab. `--runs` repeats the measurement on fresh processes (interleaved) and
+ * prints every reading and their median; `--keep DIR` keeps the callgrind dumps for
+ * callgrind_annotate (native frames only: V8's JIT code is not symbolized) and each cascade's
+ * stdout; `--node-flag` passes a flag to node (e.g. `--node-flag=--trace-opt`); `--this DIR`
+ * measures another built checkout in place of this one. The figure counts
+ * what a request costs the proxy process (node:http, undici, cascade, GC), not the client or
+ * the mocks; it is not time — memory stalls and syscalls' kernel side are not in it.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parse, stringify, type TomlTable } from 'smol-toml';
+import { Pool } from 'undici';
+import { startMockProcess, type MockProcess } from '../src/mock/index.js';
+import {
+  hasCallgrind,
+  startCallgrindCascade,
+  type CallgrindTarget,
+  type InstructionSplit,
+} from './hotpath-callgrind.js';
+import { BODY } from './hotpath-placement.js';
+import { hotpathNodeCount, snapshotCli, writeCascadeConfig } from './hotpath-targets.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const HEADERS = { 'content-type': 'application/json' };
+/** Requests sent instrumented but not counted, while valgrind re-translates the code. */
+const SETTLE_REQUESTS = 2000;
+
+/**
+ * Under callgrind cascade runs some 50× slower: budgets of minutes (both checkouts accept them)
+ * keep a queued request from timing out, which would take another code path and penalize a
+ * node. Only deadlines change, not what a request executes.
+ */
+function slowClockConfig(file: string): void {
+  const doc = parse(readFileSync(file, 'utf8'));
+  const server = doc.server as TomlTable;
+  server.request_timeout_ms = 600_000;
+  server.attempt_timeout_ms = 300_000;
+  // The client's connections stay open through the pauses of callgrind_control.
+  server.keep_alive_timeout_ms = 600_000;
+  writeFileSync(file, stringify(doc));
+}
+
+/**
+ * Sends `count` requests over `pool`'s connections in closed loops; throws on any non-2xx
+ * answer. One pool serves a cascade's warm-up and its measurement: connections opened and
+ * closed in between would make the next major GC throw away optimized code tied to them
+ * ("weak objects" deopts) and put recompilation into the measured window.
+ */
+async function sendFixed(pool: Pool, count: number, connections: number): Promise<void> {
+  let left = count;
+  let failed = 0;
+  const loop = async (): Promise<void> => {
+    while (left > 0) {
+      left--;
+      const { statusCode, body } = await pool.request({
+        path: '/',
+        method: 'POST',
+        headers: HEADERS,
+        body: BODY,
+      });
+      await body.dump();
+      if (statusCode < 200 || statusCode >= 300) failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, loop));
+  if (failed > 0) throw new Error(`${failed} of ${count} requests were not answered 2xx`);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+interface Options {
+  readonly other: string;
+  /** The checkout measured as `this` (default: this one). */
+  readonly this: string;
+  readonly config: string | undefined;
+  readonly requests: number;
+  readonly warmUp: number;
+  readonly connections: number;
+  readonly runs: number;
+  readonly keep: string | undefined;
+  readonly nodeFlags: readonly string[];
+}
+
+function options(): Options {
+  const { values } = parseArgs({
+    options: {
+      other: { type: 'string' },
+      this: { type: 'string' },
+      config: { type: 'string' },
+      requests: { type: 'string', default: '20000' },
+      'warm-up': { type: 'string', default: '30000' },
+      connections: { type: 'string', default: '50' },
+      runs: { type: 'string', default: '2' },
+      keep: { type: 'string' },
+      'node-flag': { type: 'string', multiple: true, default: [] },
+    },
+  });
+  if (values.other === undefined) throw new Error('--other DIR: the checkout to compare with');
+  return {
+    other: path.resolve(values.other),
+    this: values.this === undefined ? REPO_ROOT : path.resolve(values.this),
+    config: values.config === undefined ? undefined : path.resolve(values.config),
+    requests: Number(values.requests),
+    warmUp: Number(values['warm-up']),
+    connections: Number(values.connections),
+    runs: Number(values.runs),
+    keep: values.keep === undefined ? undefined : path.resolve(values.keep),
+    nodeFlags: values['node-flag'],
+  };
+}
+
+/** What an interrupted run (Ctrl-C, SIGTERM) stops first: valgrind children would outlive it. */
+const cleanups = new Set<() => unknown>();
+function onInterrupt(): void {
+  void Promise.allSettled([...cleanups].map((cleanup) => Promise.resolve().then(cleanup))).then(
+    () => process.exit(130),
+  );
+}
+process.once('SIGINT', onInterrupt);
+process.once('SIGTERM', onInterrupt);
+
+/** One fresh cascade of checkout `name`: warmed up, then `requests` counted. */
+async function countOnce(
+  o: Options,
+  name: 'this' | 'other',
+  run: number,
+  urls: readonly string[],
+  tmpDir: string,
+  outDir: string,
+): Promise<Reading> {
+  const root = name === 'this' ? o.this : o.other;
+  const dir = path.join(tmpDir, `${name}-${run}`);
+  const runRoot = snapshotCli(root, dir);
+  const setup = { repoRoot: root, runRoot, tmpDir: dir, pin: [] };
+  const config = writeCascadeConfig(setup, urls, o.config);
+  slowClockConfig(config.file);
+  let target: CallgrindTarget | undefined;
+  let pool: Pool | undefined;
+  try {
+    target = await startCallgrindCascade(
+      runRoot,
+      config.file,
+      outDir,
+      `${name}-${run}`,
+      o.nodeFlags,
+    );
+    cleanups.add(target.stop);
+    pool = new Pool(target.url, { connections: o.connections, pipelining: 1 });
+    const client = pool;
+    await sendFixed(client, o.warmUp, o.connections);
+    const { loaded, idle } = await target.measure(
+      () => sendFixed(client, SETTLE_REQUESTS, o.connections),
+      () => sendFixed(client, o.requests, o.connections),
+    );
+    const per = (value: number): number => value / o.requests;
+    return {
+      total: per(loaded.total),
+      compiler: per(loaded.compiler),
+      gc: per(loaded.gc),
+      idle: per(idle.total - idle.compiler),
+    };
+  } finally {
+    await pool?.close();
+    if (target !== undefined) {
+      cleanups.delete(target.stop);
+      await target.stop();
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  if (!hasCallgrind()) throw new Error('valgrind (callgrind, callgrind_control) is not installed');
+  const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'cascade-instr-'));
+  const outDir = o.keep ?? path.join(tmpDir, 'callgrind');
+  mkdirSync(outDir, { recursive: true });
+  let mocks: MockProcess | undefined;
+  const readings = { this: [] as Reading[], other: [] as Reading[] };
+  try {
+    const nodes = hotpathNodeCount(REPO_ROOT, o.config);
+    mocks = await startMockProcess(
+      Array.from({ length: nodes }, (_, i) => ({ name: `hotpath-${i + 1}` })),
+    );
+    const started = mocks;
+    cleanups.add(() => started.close());
+    cleanups.add(() => rmSync(tmpDir, { recursive: true, force: true }));
+    const urls = mocks.nodes.map((node) => node.url);
+    for (let run = 0; run < o.runs; run++) {
+      // Alternate which goes first, so drift of the mocks' state favours neither.
+      const order = run % 2 === 0 ? (['this', 'other'] as const) : (['other', 'this'] as const);
+      for (const name of order) {
+        const split = await countOnce(o, name, run, urls, tmpDir, outDir);
+        readings[name].push(split);
+        process.stdout.write(`${name} run ${run + 1}: ${describe(split)}\n`);
+      }
+    }
+  } finally {
+    await mocks?.close();
+    rmSync(tmpDir, { recursive: true, force: true });
+  }
+  process.stdout.write(report(o, readings.this, readings.other));
+}
+
+const round = (value: number): string => Math.round(value).toLocaleString('en-US');
+
+/** One run's figures per request. */
+interface Reading extends InstructionSplit {
+  /** What an idle window as long as the loaded one executed (less the compiler), per request. */
+  readonly idle: number;
+}
+
+/** The request path: all instructions less V8's compiler threads and the idle background. */
+const pathOf = (r: Reading): number => r.total - r.compiler - r.idle;
+
+function describe(r: Reading): string {
+  return `request path ${round(pathOf(r))} instructions/request (all ${round(r.total)}: JIT compiler ${round(r.compiler)}, idle background ${round(r.idle)}; GC ${round(r.gc)})`;
+}
+
+/**
+ * The medians of both checkouts. The comparison that counts is the request path: the
+ * compiler's threads still optimize now and then after the warm-up (a function re-optimized
+ * in one run and not the other moves the total by 1-3%), and timers' work is ~50x
+ * over-weighted per request under valgrind (the idle window measures it).
+ */
+function report(o: Options, mine: readonly Reading[], theirs: readonly Reading[]): string {
+  const thisPath = median(mine.map(pathOf));
+  const otherPath = median(theirs.map(pathOf));
+  const runs = (v: readonly Reading[]): string => v.map((r) => round(pathOf(r))).join(', ');
+  return [
+    `callgrind, ${o.requests} requests after ${o.warmUp} warm-up, ${o.connections} connections, config ${o.config ?? "each checkout's hotpath.toml"}`,
+    `this  (${o.this}): request path ${round(thisPath)} instructions/request (runs: ${runs(mine)})`,
+    `other (${o.other}): request path ${round(otherPath)} instructions/request (runs: ${runs(theirs)})`,
+    `this / other: ${(thisPath / otherPath).toFixed(3)}x (medians of the request path)`,
+    '',
+  ].join('\n');
+}
+
+await main();

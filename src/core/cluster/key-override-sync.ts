@@ -1,0 +1,62 @@
+/**
+ * Client keys' runtime changes across replicas on one Redis (issue 27): a revoke, un-revoke or
+ * budget made through any replica's admin API is written to Redis by that replica's next sync
+ * (the admin API answers once it is), and every other replica reads it at its own next sync —
+ * in the same script call, so no request and no extra round trip ever waits on it. A replica
+ * starting reads them in the syncs it makes before it serves. Redis back empty (or from an
+ * older snapshot): the replicas write back what they hold, as they heal usage.
+ */
+import type { Logger } from 'pino';
+import type { ClientKeys } from '../keys/client-keys.js';
+import type { KeyOverride, OverridePush, OverrideReply } from '../keys/key-overrides.js';
+
+/**
+ * What else rides on every sync: client keys' runtime changes — what to write, and the
+ * fleet's as Redis answered them.
+ */
+export interface OverrideChannel {
+  outgoing(): OverridePush;
+  /** After a sync that sent `sent` succeeded (`reply` undefined: nothing was read). */
+  incoming(sent: OverridePush, reply: OverrideReply | undefined): void;
+}
+
+/** What a change says in the log: the key's name and what changed, never its fingerprint. */
+function describe({ field, value }: KeyOverride): Record<string, string | number | null> {
+  const [kind, name] = field.split(':');
+  if (kind === 'revoke') return { key: name ?? '', revoked: value === '1' ? 'yes' : 'no' };
+  const at = value.indexOf('@');
+  return { key: name ?? '', budget: at < 0 ? null : Number(value.slice(0, at)) };
+}
+
+/**
+ * Syncs `keys`' book of runtime changes with the fleet; `onChange` hears when the fleet's
+ * changed one in force here (the primary of `--workers` hands it on to its workers).
+ */
+export function keyOverrideSync(
+  keys: ClientKeys,
+  logger: Logger,
+  onChange: () => void = () => undefined,
+): OverrideChannel {
+  return {
+    outgoing() {
+      const push = keys.book.outgoing();
+      const healing = push.fields.filter((field) => field.version > 0).length;
+      if (healing > 0)
+        logger.warn(
+          { fields: healing },
+          'cluster: Redis lost client keys’ runtime changes (revokes, budgets); writing back the ones this replica holds',
+        );
+      return push;
+    },
+    incoming(sent, reply) {
+      const changed = keys.book.merge(sent, reply);
+      if (changed.length === 0) return;
+      keys.refresh();
+      // A field first read as "not revoked" or "the config's budget" changes nothing to say.
+      for (const override of changed)
+        if (override.value !== '0' && override.value !== '-')
+          logger.info(describe(override), 'client key: a runtime change from the fleet');
+      onChange();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * A client key's secret in the config (issue 27): given only as `key_sha256` (the hex SHA-256
+ * of the key, as `cascade key new` prints it) or `key_env` (a variable holding the key, hashed
+ * here), so no config file ever holds a usable key; a `key = "…"` line is refused.
+ */
+import { createHash } from 'node:crypto';
+import type { ProblemList } from './problem-list.js';
+import type { FieldReader, Table } from './toml-fields.js';
+
+/** Shortest key a `key_env` variable may hold: anything shorter can be guessed. */
+export const MIN_KEY_LENGTH = 16;
+const SHA256_PATTERN = /^[0-9a-f]{64}$/;
+
+/** The SHA-256 of a key's text, lower-case hex: what `key_sha256` holds. */
+export function keyHash(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** The hash of a `[[keys]]` entry's secret, or undefined (with the problem listed). */
+export function readSecret(
+  r: FieldReader,
+  entry: Table,
+  file: string,
+  at: string,
+  env: NodeJS.ProcessEnv,
+  problems: ProblemList,
+): string | undefined {
+  const hashed = r.string('key_sha256', false);
+  const variable = r.string('key_env', false);
+  const hint =
+    'run `cascade key new NAME` and paste the key_sha256 line it prints, or set key_env = "VAR" to read the key from the environment';
+  if (hashed !== undefined && variable !== undefined) {
+    problems.error(file, `${at}.key_sha256`, 'give key_sha256 or key_env, not both', hint);
+    return undefined;
+  }
+  if (hashed !== undefined) {
+    if (!SHA256_PATTERN.test(hashed)) {
+      problems.error(file, `${at}.key_sha256`, 'must be 64 lower-case hex digits', hint);
+      return undefined;
+    }
+    return hashed;
+  }
+  if (variable !== undefined) {
+    const key = env[variable];
+    if (key === undefined || key === '') {
+      problems.error(
+        file,
+        `${at}.key_env`,
+        `the environment variable ${variable} is not set`,
+        hint,
+      );
+      return undefined;
+    }
+    if (key.length < MIN_KEY_LENGTH || /\s/.test(key)) {
+      problems.error(
+        file,
+        `${at}.key_env`,
+        `${variable} must hold at least ${MIN_KEY_LENGTH} characters without spaces`,
+        hint,
+      );
+      return undefined;
+    }
+    return keyHash(key);
+  }
+  if ('key' in entry) {
+    r.accept('key');
+    problems.error(file, `${at}.key`, 'a key is never written in a config file', hint);
+  } else {
+    problems.error(file, `${at}.key_sha256`, 'is required (or key_env)', hint);
+  }
+  return undefined;
+}

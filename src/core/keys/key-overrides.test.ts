@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import {
+  KeyOverrideBook,
+  budgetOverride,
+  budgetValue,
+  revokeField,
+  type OverrideReply,
+} from './key-overrides.js';
+
+const SHA = 'ab'.repeat(32);
+const FIELD = revokeField('web', SHA);
+
+function reply(clock: number, fields: Record<string, [number, string]>): OverrideReply {
+  return {
+    clock,
+    fields: new Map(
+      Object.entries(fields).map(([field, [version, value]]) => [field, { version, value }]),
+    ),
+  };
+}
+
+describe('KeyOverrideBook', () => {
+  it('names a revoke by the secret: a rotated key is another field', () => {
+    expect(FIELD).toBe(`revoke:web:${SHA.slice(0, 16)}`);
+    expect(revokeField('web', 'cd'.repeat(32))).not.toBe(FIELD);
+  });
+
+  it('holds a runtime budget only while the config budget it replaced is in force', () => {
+    expect(budgetOverride(budgetValue(750, 500), 500)).toBe(750);
+    expect(budgetOverride(budgetValue(750, 500), 600)).toBeUndefined();
+    expect(budgetOverride(budgetValue(0, undefined), undefined)).toBe(0);
+    expect(budgetOverride(budgetValue(undefined, 500), 500)).toBeUndefined();
+    expect(budgetOverride(undefined, 500)).toBeUndefined();
+  });
+
+  it('sends a change made here until a sync took it, then holds the version Redis gave', () => {
+    const book = new KeyOverrideBook();
+    book.set(FIELD, '1');
+    const first = book.outgoing();
+    expect(first.fields).toEqual([{ field: FIELD, value: '1', version: 0 }]);
+    // The sync failed: nothing changes, the change goes again.
+    expect(book.outgoing().fields).toEqual(first.fields);
+    expect(book.merge(first, reply(1000, { [FIELD]: [1000, '1'] }))).toEqual([]);
+    expect(book.outgoing()).toMatchObject({ seen: 1000, fields: [] });
+    expect(book.entries()).toEqual([{ field: FIELD, value: '1', version: 1000 }]);
+  });
+
+  it('keeps a change made while a sync ran, over what that sync read', () => {
+    const book = new KeyOverrideBook();
+    book.set(FIELD, '1');
+    const sent = book.outgoing();
+    book.set(FIELD, '0');
+    book.merge(sent, reply(1000, { [FIELD]: [1000, '1'] }));
+    expect(book.value(FIELD)).toBe('0');
+    expect(book.outgoing().fields).toEqual([{ field: FIELD, value: '0', version: 0 }]);
+  });
+
+  it('takes a newer version from the fleet and names what changed', () => {
+    const book = new KeyOverrideBook();
+    book.merge(book.outgoing(), reply(1000, { [FIELD]: [1000, '1'] }));
+    const changed = book.merge(book.outgoing(), reply(2000, { [FIELD]: [2000, '0'] }));
+    expect(changed).toEqual([{ field: FIELD, value: '0', version: 2000 }]);
+    expect(book.value(FIELD)).toBe('0');
+  });
+
+  it('writes back what Redis lost or holds older, never reading a missing field as gone', () => {
+    const book = new KeyOverrideBook();
+    const budget = 'budget:web';
+    book.merge(book.outgoing(), reply(2000, { [FIELD]: [1000, '1'], [budget]: [2000, '5@-'] }));
+    // Redis came back empty.
+    expect(book.merge(book.outgoing(), reply(0, {}))).toEqual([]);
+    expect(book.value(FIELD)).toBe('1');
+    expect(book.outgoing().fields).toEqual([
+      { field: FIELD, value: '1', version: 1000 },
+      { field: budget, value: '5@-', version: 2000 },
+    ]);
+    // Redis back from an older snapshot: the newer budget goes back, the revoke it has.
+    const healed = new KeyOverrideBook();
+    healed.merge(healed.outgoing(), reply(2000, { [FIELD]: [1000, '1'], [budget]: [2000, '5@-'] }));
+    healed.merge(healed.outgoing(), reply(1000, { [FIELD]: [1000, '1'], [budget]: [900, '9@-'] }));
+    expect(healed.value(budget)).toBe('5@-');
+    expect(healed.outgoing().fields).toEqual([{ field: budget, value: '5@-', version: 2000 }]);
+  });
+
+  it('hands a worker the whole book', () => {
+    const primary = new KeyOverrideBook();
+    primary.set(FIELD, '1');
+    const worker = new KeyOverrideBook();
+    worker.replace(primary.entries());
+    expect(worker.value(FIELD)).toBe('1');
+    // A worker never writes to the fleet.
+    expect(worker.outgoing().fields).toEqual([]);
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * The operator's runtime changes to client keys — revoke, un-revoke, a budget set at runtime —
+ * kept as a book of fields, each the last word on one thing:
+ *
+ *   revoke:NAME:FP  '1' revoked, '0' un-revoked: the secret of key NAME whose SHA-256 starts
+ *                   with FP (16 hex digits)
+ *   budget:NAME     'CREDITS@BASE': CREDITS per period while the config's monthly_credits is
+ *                   still BASE ('-': none); '-': the config's budget again
+ *
+ * A revoke names the secret, so a rotation (same name, new secret) is not revoked and a revoked
+ * secret put back in the config comes back revoked; a runtime budget names the budget it
+ * replaced, so a config whose monthly_credits changed since wins over it.
+ *
+ * With replicas the book is the fleet's, kept in Redis (cluster/redis-scripts.ts) and synced
+ * by every replica: each field carries the version Redis gave it and the newest wins. A change
+ * made here is version 0 until a sync writes it; a field Redis lost, or holds older than this
+ * book does, is written back at the next sync — the replicas' memory heals a Redis that came
+ * back empty, as their floors heal usage.
+ */
+
+/** One field of the book as it travels: to a worker, or to and from Redis. */
+export interface KeyOverride {
+  readonly field: string;
+  readonly value: string;
+  /** The version Redis gave it (0: made here, not written to Redis yet). */
+  readonly version: number;
+}
+
+/** The whole book, as the primary hands it to its workers. */
+export type KeyOverrides = readonly KeyOverride[];
+
+/** What a sync sends: the book's clock as last read, and the fields to write. */
+export interface OverridePush {
+  /** The clock Redis last answered (0: never read); Redis answers its fields when it moved. */
+  readonly seen: number;
+  /** Version 0: a change made here (Redis gives it a version); else a field to write back. */
+  readonly fields: readonly KeyOverride[];
+  /** Which change of each field went (a field changed again meanwhile goes again). */
+  readonly marks: ReadonlyMap<string, number>;
+}
+
+/** The fleet's book as a sync read it from Redis. */
+export interface OverrideReply {
+  /** The highest version Redis gave (0: it holds none). */
+  readonly clock: number;
+  readonly fields: ReadonlyMap<string, { readonly version: number; readonly value: string }>;
+}
+
+interface Entry {
+  value: string;
+  version: number;
+  /** > 0: a change made here, to send (its number); 0: nothing to send. */
+  changed: number;
+  /** Redis lost this field or holds it older: write it back under its version. */
+  heal: boolean;
+}
+
+/** Digits of a key's SHA-256 that name its secret in a revoke (64 bits: no collision to fear). */
+const FINGERPRINT_HEX = 16;
+
+/** The field saying whether the secret `sha256` of key `name` is revoked. */
+export function revokeField(name: string, sha256: string): string {
+  return `revoke:${name}:${sha256.slice(0, FINGERPRINT_HEX)}`;
+}
+
+/** The field holding key `name`'s runtime budget. */
+export function budgetField(name: string): string {
+  return `budget:${name}`;
+}
+
+/** A runtime budget of `credits` over the config's `base` (undefined: back to the config's). */
+export function budgetValue(credits: number | undefined, base: number | undefined): string {
+  return credits === undefined ? '-' : `${credits}@${base ?? '-'}`;
+}
+
+/** The runtime budget `value` sets while the config's monthly_credits is `configured`. */
+export function budgetOverride(
+  value: string | undefined,
+  configured: number | undefined,
+): number | undefined {
+  const at = value?.indexOf('@') ?? -1;
+  if (value === undefined || at < 0) return undefined;
+  return value.slice(at + 1) === String(configured ?? '-') ? Number(value.slice(0, at)) : undefined;
+}
+
+/** The runtime changes to keys one process holds (see the module comment). */
+export class KeyOverrideBook {
+  readonly #entries = new Map<string, Entry>();
+  #changes = 0;
+  /** The fleet's clock as last read from Redis (0: never). */
+  #seen = 0;
+
+  value(field: string): string | undefined {
+    return this.#entries.get(field)?.value;
+  }
+
+  /** A change made here: in force at once, sent to the fleet at the next sync. */
+  set(field: string, value: string): void {
+    this.#entries.set(field, { value, version: 0, changed: ++this.#changes, heal: false });
+  }
+
+  /** Every field (to hand to a worker). */
+  entries(): KeyOverrides {
+    return [...this.#entries].map(([field, { value, version }]) => ({ field, value, version }));
+  }
+
+  /** Takes another process's whole book (a worker takes the primary's). */
+  replace(overrides: KeyOverrides): void {
+    this.#entries.clear();
+    for (const { field, value, version } of overrides)
+      this.#entries.set(field, { value, version, changed: 0, heal: false });
+  }
+
+  /** What the next sync sends: the changes made here and the fields Redis must get back. */
+  outgoing(): OverridePush {
+    const fields: KeyOverride[] = [];
+    const marks = new Map<string, number>();
+    for (const [field, entry] of this.#entries) {
+      if (entry.changed > 0) fields.push({ field, value: entry.value, version: 0 });
+      else if (entry.heal) fields.push({ field, value: entry.value, version: entry.version });
+      else continue;
+      marks.set(field, entry.changed);
+    }
+    return { seen: this.#seen, fields, marks };
+  }
+
+  /**
+   * Redis's answer to a sync that sent `sent` (`reply` undefined: its clock had not moved and
+   * nothing was sent, so it read nothing). Returns the fields whose value the fleet changed.
+   */
+  merge(sent: OverridePush, reply: OverrideReply | undefined): KeyOverride[] {
+    for (const [field, mark] of sent.marks) {
+      const entry = this.#entries.get(field);
+      // A field changed again while the sync ran goes again next time.
+      if (entry !== undefined && entry.changed === mark) {
+        entry.changed = 0;
+        entry.heal = false;
+      }
+    }
+    if (reply === undefined) return [];
+    const changed: KeyOverride[] = [];
+    for (const [field, theirs] of reply.fields) {
+      const ours = this.#entries.get(field);
+      if (ours !== undefined && ours.changed > 0) continue;
+      if (ours === undefined || theirs.version > ours.version) {
+        if (ours?.value !== theirs.value) changed.push({ field, ...theirs });
+        this.#entries.set(field, { ...theirs, changed: 0, heal: false });
+      } else if (theirs.version < ours.version) ours.heal = true;
+    }
+    // Never read as "gone": a field Redis does not hold is one it lost.
+    for (const [field, ours] of this.#entries) {
+      if (ours.changed > 0 || reply.fields.has(field)) continue;
+      if (ours.version > 0) ours.heal = true;
+      else ours.changed = ++this.#changes;
+    }
+    this.#seen = reply.clock;
+    return changed;
+  }
+}
