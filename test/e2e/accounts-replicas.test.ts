@@ -24,6 +24,7 @@ import { recordingUpstream, stopRecordingUpstreams } from '../support/recording-
 import { currentPeriod } from '../support/redis-faults.js';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { busiestWindow, ARRIVAL_WINDOW_MS } from '../support/arrivals.js';
 
 const missing = redisUnavailable();
 let temp: TempDir | undefined;
@@ -108,16 +109,6 @@ async function drive(fleet: Fleet, perTick: readonly number[], ticks: number): P
   return (await Promise.all(statuses)).map((answer) => answer.status);
 }
 
-function busiestWindow(arrivals: readonly number[], ms: number): number {
-  const sorted = [...arrivals].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= ms) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
-
 const quotas = (file: string): QuotasFile => JSON.parse(readFileSync(file, 'utf8')) as QuotasFile;
 
 describe.skipIf(missing !== undefined)(
@@ -150,7 +141,7 @@ describe.skipIf(missing !== undefined)(
       expect(booked).toBeGreaterThan(N);
       expect(booked).toBeLessThanOrEqual(N + R * PRICE.evm + C * PRICE.evm);
       // One rate limit: at most R a second plus one burst of R, over the whole run too.
-      expect(busiestWindow(arrivals, 1000)).toBeLessThanOrEqual(R + R);
+      expect(busiestWindow(arrivals, ARRIVAL_WINDOW_MS)).toBeLessThanOrEqual(R + R);
       const span = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
       expect(arrivals.length).toBeLessThanOrEqual(R * Math.ceil(span) + R);
       // Both chains drew from it, and both spilled the rest.

@@ -21,6 +21,7 @@ import { assertBuilt, startCli, type CliProcess } from '../support/cli-process.j
 import { freePort } from '../support/free-port.js';
 import { recordingUpstream, stopRecordingUpstreams } from '../support/recording-upstream.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { busiestWindow, ARRIVAL_WINDOW_MS } from '../support/arrivals.js';
 
 let temp: TempDir | undefined;
 let proxy: CliProcess | undefined;
@@ -31,16 +32,6 @@ afterEach(async () => {
   stopRecordingUpstreams();
   temp?.cleanup();
 });
-
-function busiestWindow(arrivals: readonly number[], ms: number): number {
-  const sorted = [...arrivals].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= ms) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
 
 /** Where `count` calls to `chain`, each on a new connection (so on either worker), went. */
 async function probe(url: string, chain: Chain, count: number): Promise<string[]> {
@@ -109,7 +100,7 @@ describe('cascade serve --workers 2 with a provider account', { timeout: 240_000
     expect(booked).toBeGreaterThan(N);
     expect(booked).toBeLessThanOrEqual(N + R * PRICE.evm);
     // One rate: R a second plus one burst of R, in any second and over the whole run.
-    expect(busiestWindow(arrivals, 1000)).toBeLessThanOrEqual(R + R);
+    expect(busiestWindow(arrivals, ARRIVAL_WINDOW_MS)).toBeLessThanOrEqual(R + R);
     const span = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
     expect(arrivals.length).toBeLessThanOrEqual(R * Math.ceil(span) + R);
     expect(seen.sol).toBeGreaterThan(0);

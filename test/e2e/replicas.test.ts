@@ -11,6 +11,7 @@ import { freePort } from '../support/free-port.js';
 import { recordingUpstream, stopRecordingUpstreams } from '../support/recording-upstream.js';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { busiestWindow } from '../support/arrivals.js';
 
 const missing = redisUnavailable();
 let temp: TempDir | undefined;
@@ -102,16 +103,6 @@ async function drive(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return Promise.all(statuses.map((list) => Promise.all(list)));
-}
-
-function busiestWindow(arrivals: readonly number[], ms: number): number {
-  const sorted = [...arrivals].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= ms) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
 }
 
 const usageIn = (file: string): number =>

@@ -9,6 +9,7 @@ import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { startCli, type CliProcess } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
 import { recordingUpstream, stopRecordingUpstreams } from '../support/recording-upstream.js';
+import { busiestWindow } from '../support/arrivals.js';
 
 let temp: TempDir;
 let proxy: CliProcess | undefined;
@@ -64,15 +65,6 @@ function post(url: string, id: number): Promise<number> {
 }
 
 /** The most arrivals in any window of `ms`. */
-function busiestWindow(arrivals: readonly number[], ms: number): number {
-  const sorted = [...arrivals].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= ms) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
 
 function workerPids(primary: number): number[] {
   return readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8')
