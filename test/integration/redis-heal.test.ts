@@ -18,6 +18,7 @@ import {
   type RedisServer,
   replicaCluster,
 } from '../support/redis-server.js';
+import { steppedStore } from '../support/stepped-sync.js';
 
 const missing = redisUnavailable();
 const PERIOD = '2026-01-01';
@@ -65,18 +66,7 @@ async function member(id: string, prefix: string, restored?: QuotaEntry): Promis
   const ledger = new SharedUsageLedger();
   ledger.setPeriodStart('n', PERIOD);
   if (restored) ledger.restore('n', restored);
-  const inner = await RedisStore.connect(cluster, () => undefined);
-  expect(await whenConnected(inner, 5000)).toBe(true);
-  let last: Promise<unknown> = Promise.resolve();
-  // The coordinator's store, with each sync's promise kept so a step can wait for it.
-  const store = new Proxy(inner, {
-    get(target, key) {
-      if (key === 'sync')
-        return (...args: Parameters<RedisStore['sync']>) => (last = target.sync(...args));
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
-    },
-  });
+  const { store, trySync } = await steppedStore(cluster, clock);
   const target: ShareTarget = {
     nodes: () => [{ name: 'n', rpsLimit: Infinity, concurrentLimit: Infinity, period: PERIOD }],
     takeDemand: () => ({ rps: 0, concurrent: 0 }),
@@ -91,18 +81,6 @@ async function member(id: string, prefix: string, restored?: QuotaEntry): Promis
     pino({ level: 'silent' }),
   );
   await coordinator.start();
-  const trySync = async (): Promise<boolean> => {
-    const before = last;
-    clock.advance(INTERVAL);
-    if (last === before) throw new Error('the coordinator did not sync');
-    const ok = await last.then(
-      () => true,
-      () => false,
-    );
-    // The coordinator's own continuation (settle, acknowledge) runs before the next step.
-    await new Promise((resolve) => setImmediate(resolve));
-    return ok;
-  };
   let crashed = false;
   const self: Member = {
     ledger,
@@ -122,7 +100,7 @@ async function member(id: string, prefix: string, restored?: QuotaEntry): Promis
     crash() {
       if (crashed) return;
       crashed = true;
-      inner.close();
+      store.close();
     },
   };
   members.push(self);

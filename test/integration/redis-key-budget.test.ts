@@ -9,7 +9,6 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { coordinatedNodes } from '../../src/core/cluster/coordinated-nodes.js';
 import { RedisCoordinator, type ShareTarget } from '../../src/core/cluster/redis-coordinator.js';
-import { RedisStore, whenConnected } from '../../src/core/cluster/redis-store.js';
 import { readSharedUsage } from '../../src/core/cluster/shared-quota.js';
 import type { ClusterConfig, Config, NodeConfig } from '../../src/core/config/types.js';
 import { keyRowsFromFile } from '../../src/commands/quota-keys.js';
@@ -24,6 +23,7 @@ import {
   type RedisServer,
   replicaCluster,
 } from '../support/redis-server.js';
+import { steppedStore } from '../support/stepped-sync.js';
 
 const missing = redisUnavailable();
 const INTERVAL = 50;
@@ -72,17 +72,7 @@ async function replica(id: string, prefix: string): Promise<Replica> {
   const clock = new ManualClock(0, WALL);
   const ledger = new SharedUsageLedger();
   const keys = new ClientKeys(KEYS, true, clock, () => clock.wallNow());
-  const inner = await RedisStore.connect(cluster, () => undefined);
-  expect(await whenConnected(inner, 5000)).toBe(true);
-  let last: Promise<unknown> = Promise.resolve();
-  const store = new Proxy(inner, {
-    get(target, key) {
-      if (key === 'sync')
-        return (...args: Parameters<RedisStore['sync']>) => (last = target.sync(...args));
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
-    },
-  });
+  const { store, trySync } = await steppedStore(cluster, clock);
   // The service's target: no nodes here, the key's counter synced as one (no limits).
   const nodes: NodeConfig[] = [];
   const counted = keyPeriods(keys.list().map((state) => state.config));
@@ -102,17 +92,6 @@ async function replica(id: string, prefix: string): Promise<Replica> {
   keys.shareUsage(ledger, (name) => coordinator.reset([name]));
   await coordinator.start();
   const key = keys.byName('app')!;
-  const trySync = async (): Promise<boolean> => {
-    const before = last;
-    clock.advance(INTERVAL);
-    if (last === before) throw new Error('the coordinator did not sync');
-    const ok = await last.then(
-      () => true,
-      () => false,
-    );
-    await new Promise((resolve) => setImmediate(resolve));
-    return ok;
-  };
   let crashed = false;
   const self: Replica = {
     key,
@@ -133,7 +112,7 @@ async function replica(id: string, prefix: string): Promise<Replica> {
     crash() {
       if (crashed) return;
       crashed = true;
-      inner.close();
+      store.close();
     },
   };
   members.push(self);

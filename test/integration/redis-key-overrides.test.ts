@@ -12,7 +12,6 @@ import { ManualClock } from '../../src/core/clock.js';
 import { coordinatedNodes } from '../../src/core/cluster/coordinated-nodes.js';
 import { keyOverrideSync } from '../../src/core/cluster/key-override-sync.js';
 import { RedisCoordinator, type ShareTarget } from '../../src/core/cluster/redis-coordinator.js';
-import { RedisStore, whenConnected } from '../../src/core/cluster/redis-store.js';
 import type { ClusterConfig } from '../../src/core/config/types.js';
 import { ClientKeys, isRefusal, keyPeriods } from '../../src/core/keys/client-keys.js';
 import { SharedUsageLedger } from '../../src/core/quota/shared-usage-ledger.js';
@@ -23,6 +22,7 @@ import {
   type RedisServer,
   replicaCluster,
 } from '../support/redis-server.js';
+import { steppedStore } from '../support/stepped-sync.js';
 
 const missing = redisUnavailable();
 const INTERVAL = 50;
@@ -67,17 +67,7 @@ async function replica(id: string, prefix: string, keysConfig = KEYS): Promise<R
   const clock = new ManualClock(0, WALL);
   const ledger = new SharedUsageLedger();
   const keys = new ClientKeys(keysConfig, true, clock, () => clock.wallNow());
-  const inner = await RedisStore.connect(cluster, () => undefined);
-  expect(await whenConnected(inner, 5000)).toBe(true);
-  let last: Promise<unknown> = Promise.resolve();
-  const store = new Proxy(inner, {
-    get(target, key) {
-      if (key === 'sync')
-        return (...args: Parameters<RedisStore['sync']>) => (last = target.sync(...args));
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
-    },
-  });
+  const { store, trySync } = await steppedStore(cluster, clock);
   const target: ShareTarget = {
     nodes: () =>
       coordinatedNodes([], ledger, clock.wallNow(), () => undefined, keyPeriods(keysConfig.keys)),
@@ -97,17 +87,6 @@ async function replica(id: string, prefix: string, keysConfig = KEYS): Promise<R
   keys.shareUsage(ledger, (name) => coordinator.reset([name]));
   // As `serve` does: it serves once start resolved.
   await coordinator.start();
-  const trySync = async (): Promise<boolean> => {
-    const before = last;
-    clock.advance(INTERVAL);
-    if (last === before) throw new Error('the coordinator did not sync');
-    const ok = await last.then(
-      () => true,
-      () => false,
-    );
-    await new Promise((resolve) => setImmediate(resolve));
-    return ok;
-  };
   let crashed = false;
   const self: Replica = {
     keys,
@@ -132,7 +111,7 @@ async function replica(id: string, prefix: string, keysConfig = KEYS): Promise<R
     crash() {
       if (crashed) return;
       crashed = true;
-      inner.close();
+      store.close();
     },
   };
   members.push(self);
