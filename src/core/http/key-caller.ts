@@ -26,7 +26,7 @@ export function callerOf(
   chain: string,
 ): KeyedCaller | KeyRefusal | undefined {
   const ip = clientAddress(req, trustedProxies);
-  const who = keys.identify(presentedKey(pathKey, req.url, req.headers), ip);
+  const who = keys.identify(presentedKey(pathKey, req.url, req.headers), ip, req.socket);
   if (who === undefined || isRefusal(who)) {
     keys.countUnkeyed(who?.reason ?? 'keyless');
     return who;

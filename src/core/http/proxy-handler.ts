@@ -72,7 +72,8 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
     return;
   }
   const batch = parsed.request.batch;
-  if (ctx.keys.enabled && !identify(exchange, batch ? 'null' : readIdJson(parsed.request))) return;
+  if (ctx.keys.enabled && !identify(exchange, batch === undefined ? parsed.request : undefined))
+    return;
   if (batch !== undefined) {
     proxyBatch(batch, exchange).catch((err: unknown) => exchange.failed(err));
     return;
@@ -81,14 +82,17 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
   serveRequest(parsed.request, forwardHeaders(req), ctx, onRouted, exchange, exchange.caller);
 }
 
-/** Finds the request's client key; false when it is refused (answered here, 401 or 429). */
-function identify(exchange: Exchange, idJson: string): boolean {
+/**
+ * Finds the request's client key; false when it is refused (answered here, 401 or 429, with
+ * the id of `single`; a batch's refusal has none).
+ */
+function identify(exchange: Exchange, single: RpcRequest | undefined): boolean {
   const { req, res, ctx } = exchange;
   const who = callerOf(req, ctx.keys, ctx.trustedProxies, exchange.pathKey, ctx.chain);
   if (isCallerRefusal(who)) {
     res.removeHeader('access-control-allow-origin');
     setRefusalHeaders(res, who);
-    reject(exchange, who, idJson);
+    reject(exchange, who, single === undefined ? 'null' : readIdJson(single));
     return false;
   }
   exchange.caller = who;

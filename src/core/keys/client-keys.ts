@@ -27,6 +27,24 @@ import { KeyState } from './key-state.js';
 /** Who a call is: a key, a keyless caller (undefined, when keys are optional), or a refusal. */
 export type Identified = KeyState | KeyRefusal | undefined;
 
+/** The last key a connection presented and passed with, while the keys in force are unchanged. */
+interface ConnectionKey {
+  readonly presented: string;
+  readonly state: KeyState;
+  readonly generation: number;
+}
+
+/**
+ * Whether two presented keys are the same, in a time that depends on their length alone (a
+ * key's length says nothing: every `cascade key new` key has the same one).
+ */
+function sameSecret(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
 /** The keys of one process (every door of it shares them). */
 export class ClientKeys {
   /** Keys are configured or required: doors identify callers. False = cascade is open. */
@@ -34,6 +52,17 @@ export class ClientKeys {
   readonly requireKey: boolean;
   #byHash = new Map<string, KeyState>();
   #byName = new Map<string, KeyState>();
+  /**
+   * Bumped whenever which secret maps to which key may have changed (a reload, a revoke): a
+   * connection's remembered key is checked again (hashed) after it.
+   */
+  #generation = 0;
+  /**
+   * Per connection, the key it last passed with: a client sends the same key on every request
+   * of a keep-alive connection, and comparing it with the one it sent before (constant time,
+   * both the caller's own) skips the hash. Weak: gone with the connection.
+   */
+  readonly #byConnection = new WeakMap<object, ConnectionKey>();
   readonly #failed = new FailedChecks();
   /** Calls without a usable key, by outcome (`keyless`, `no_key`, `unknown_key`, …). */
   readonly unkeyed = new Map<string, number>();
@@ -74,6 +103,7 @@ export class ClientKeys {
     }
     this.#byHash = byHash;
     this.#byName = byName;
+    this.#generation++;
     this.enabled = this.requireKey || byName.size > 0;
   }
 
@@ -114,17 +144,33 @@ export class ClientKeys {
     else state.reset();
   }
 
-  /** The caller of a request presenting `presented` (undefined: no key) from `ip`. */
-  identify(presented: string | undefined, ip: string): Identified {
+  /**
+   * The caller of a request presenting `presented` (undefined: no key) from `ip`, on
+   * `connection` (its socket, when the door has one: the key it passed with is remembered).
+   */
+  identify(presented: string | undefined, ip: string, connection?: object): Identified {
     if (presented === undefined) return this.requireKey ? NO_KEY : undefined;
     const now = this.clock.now();
     const wait = this.#failed.waitOf(ip, now);
     if (wait > 0) return failedChecks(wait);
+    if (connection !== undefined) {
+      const known = this.#byConnection.get(connection);
+      if (
+        known !== undefined &&
+        known.generation === this.#generation &&
+        sameSecret(known.presented, presented)
+      ) {
+        return known.state;
+      }
+    }
     // crypto.hash: one call, no Hash object (a third of createHash's cost for a key's length).
     const state = this.#byHash.get(hash('sha256', presented, 'hex'));
     if (state === undefined || state.revoked) {
       this.#failed.failed(ip, now);
       return state === undefined ? UNKNOWN_KEY : REVOKED_KEY;
+    }
+    if (connection !== undefined) {
+      this.#byConnection.set(connection, { presented, state, generation: this.#generation });
     }
     return state;
   }
@@ -215,7 +261,9 @@ export class ClientKeys {
   }
 
   #applyBook(state: KeyState): void {
-    state.revoked = this.book.value(revokeField(state.name, state.config.sha256)) === '1';
+    const revoked = this.book.value(revokeField(state.name, state.config.sha256)) === '1';
+    if (revoked !== state.revoked) this.#generation++;
+    state.revoked = revoked;
     state.budgetOverride = budgetOverride(
       this.book.value(budgetField(state.name)),
       state.config.monthlyCredits,

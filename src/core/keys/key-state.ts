@@ -24,10 +24,18 @@ export interface KeyUsage {
   readonly periodStart: string;
 }
 
+function guardsParams(config: ClientKeyConfig): boolean {
+  return (
+    Object.keys(config.params).length > 0 || Object.keys(config.requiredFilters ?? {}).length > 0
+  );
+}
+
 /** One key, live. */
 export class KeyState {
   config: ClientKeyConfig;
   methods: MethodGlobs;
+  /** The key guards some method's params (`params` or `required_filters`): a call's are read. */
+  guardsParams: boolean;
   /** Refused at once, on every door (`key revoke`): set from ClientKeys' book of changes. */
   revoked = false;
   /** The budget an operator set at runtime (`key budget`); undefined = the config's. */
@@ -58,6 +66,7 @@ export class KeyState {
   ) {
     this.config = config;
     this.methods = new MethodGlobs(config.allow, config.deny);
+    this.guardsParams = guardsParams(config);
     this.limits = new KeyLimits(config, now);
     // The period starts now, so usage booked before any budget check counts in it.
     this.#rollPeriod();
@@ -96,6 +105,7 @@ export class KeyState {
   reconfigure(config: ClientKeyConfig, now: number): void {
     const before = this.config;
     this.config = config;
+    this.guardsParams = guardsParams(config);
     if (before.allow.join() !== config.allow.join() || before.deny.join() !== config.deny.join())
       this.methods = new MethodGlobs(config.allow, config.deny);
     this.limits.reconfigure(config, now);

@@ -7,10 +7,10 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** The proxy's own paths, without a key. */
-const PLAIN_PATHS: ReadonlySet<string> = new Set(['/', '/send-request']);
-/** What a key in a path segment may look like (cascade key new: `ck_` + base64url). */
-const KEY_SEGMENT = /^\/([A-Za-z0-9_~.-]{16,256})(\/send-request)?\/?$/;
+/** What a key in a path segment may be: `cascade key new` writes `ck_` + base64url. */
+const KEY_MIN_CHARS = 16;
+const KEY_MAX_CHARS = 256;
+const SEND_REQUEST = '/send-request';
 
 /** A request's path, split: the path without a key, and the key segment if there was one. */
 export interface ProxyPath {
@@ -19,13 +19,41 @@ export interface ProxyPath {
   readonly key: string | undefined;
 }
 
-/** `path` as a proxy path (plain or with a key segment), or undefined for any other path. */
+const ROOT_PATH: ProxyPath = Object.freeze({ path: '/', key: undefined });
+const SEND_PATH: ProxyPath = Object.freeze({ path: SEND_REQUEST, key: undefined });
+
+/** `[A-Za-z0-9_~.-]`: the characters of a key segment. */
+function isKeyChar(code: number): boolean {
+  return (
+    (code >= 0x61 && code <= 0x7a) || // a-z
+    (code >= 0x41 && code <= 0x5a) || // A-Z
+    (code >= 0x30 && code <= 0x39) || // 0-9
+    code === 0x5f || // _
+    code === 0x7e || // ~
+    code === 0x2e || // .
+    code === 0x2d // -
+  );
+}
+
+/**
+ * `path` as a proxy path, or undefined for any other path: `/`, `/send-request`, and with keys
+ * on `/<key>`, `/<key>/`, `/<key>/send-request`, `/<key>/send-request/` (a key is 16–256 of
+ * `[A-Za-z0-9_~.-]`). A character walk, not a regex: it runs on every keyed request.
+ */
 export function proxyPathOf(path: string, keysOn: boolean): ProxyPath | undefined {
-  if (PLAIN_PATHS.has(path)) return { path, key: undefined };
-  if (!keysOn) return undefined;
-  const match = KEY_SEGMENT.exec(path);
-  if (match === null) return undefined;
-  return { path: match[2] ?? '/', key: match[1] };
+  if (path === '/') return ROOT_PATH;
+  if (path === SEND_REQUEST) return SEND_PATH;
+  if (!keysOn || path.charCodeAt(0) !== 0x2f) return undefined;
+  const length = path.length;
+  let end = 1;
+  while (end < length && end <= KEY_MAX_CHARS + 1 && isKeyChar(path.charCodeAt(end))) end++;
+  const chars = end - 1;
+  if (chars < KEY_MIN_CHARS || chars > KEY_MAX_CHARS) return undefined;
+  let rest = end === length ? '' : path.slice(end);
+  if (rest === '/') rest = '';
+  else if (rest.length > SEND_REQUEST.length && rest === `${SEND_REQUEST}/`) rest = SEND_REQUEST;
+  if (rest !== '' && rest !== SEND_REQUEST) return undefined;
+  return { path: rest === '' ? '/' : SEND_REQUEST, key: path.slice(1, end) };
 }
 
 function queryKey(url: string): string | undefined {

@@ -46,6 +46,7 @@ function guardRefusal(
   method: string,
   params: () => unknown,
 ): KeyRefusal | undefined {
+  if (!key.guardsParams) return undefined;
   const allowed = key.config.params[method];
   const required = key.config.requiredFilters?.[method];
   if (allowed === undefined && required === undefined) return undefined;

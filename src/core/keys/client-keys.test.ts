@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { clientKey, keysOf } from '../../../test/support/client-keys.js';
+import { ManualClock } from '../clock.js';
+import { ClientKeys, isRefusal } from './client-keys.js';
+import { KeyState } from './key-state.js';
+
+const ALICE = 'ck_alice_0123456789abcdefghijklmnop';
+const ALICE_NEW = 'ck_alice_rotated_0123456789abcdefgh';
+const BOB = 'ck_bob_0123456789abcdefghijklmnopqrs';
+
+function reasonOf(who: ReturnType<ClientKeys['identify']>): string {
+  if (who === undefined) return 'keyless';
+  return isRefusal(who) ? who.reason : `key:${who.name}`;
+}
+
+describe('ClientKeys.identify on a connection', () => {
+  it('remembers the key a connection passed with, per connection', () => {
+    const keys = new ClientKeys(
+      keysOf(clientKey('alice', ALICE), clientKey('bob', BOB)),
+      true,
+      new ManualClock(),
+    );
+    const socket = {};
+    const other = {};
+    expect(reasonOf(keys.identify(ALICE, 'ip', socket))).toBe('key:alice');
+    expect(reasonOf(keys.identify(ALICE, 'ip', socket))).toBe('key:alice');
+    // Another key on the same connection is looked up, not taken for the remembered one.
+    expect(reasonOf(keys.identify(BOB, 'ip', socket))).toBe('key:bob');
+    expect(reasonOf(keys.identify(`${ALICE.slice(0, -1)}q`, 'ip', socket))).toBe('unknown_key');
+    expect(reasonOf(keys.identify(BOB, 'ip', other))).toBe('key:bob');
+    expect(reasonOf(keys.identify(undefined, 'ip', socket))).toBe('no_key');
+  });
+
+  it('refuses a rotated-out secret and a revoked key on a connection that passed with them', () => {
+    const keys = new ClientKeys(keysOf(clientKey('alice', ALICE)), true, new ManualClock());
+    const socket = {};
+    const alice = keys.identify(ALICE, 'ip', socket);
+    expect(alice).toBeInstanceOf(KeyState);
+    // Same name, new secret: the state is kept (usage, buckets), the old secret is not.
+    keys.reconfigure(keysOf(clientKey('alice', ALICE_NEW)));
+    expect(reasonOf(keys.identify(ALICE, 'ip', socket))).toBe('unknown_key');
+    expect(keys.identify(ALICE_NEW, 'ip', socket)).toBe(alice);
+    keys.setRevoked(alice as KeyState, true);
+    expect(reasonOf(keys.identify(ALICE_NEW, 'ip', socket))).toBe('revoked');
+    keys.setRevoked(alice as KeyState, false);
+    expect(keys.identify(ALICE_NEW, 'ip', socket)).toBe(alice);
+    keys.reconfigure(keysOf());
+    expect(reasonOf(keys.identify(ALICE_NEW, 'ip', socket))).toBe('unknown_key');
+  });
+
+  it('still answers an address out of failed checks before looking at its key', () => {
+    const keys = new ClientKeys(keysOf(clientKey('alice', ALICE)), true, new ManualClock());
+    const socket = {};
+    expect(reasonOf(keys.identify(ALICE, '10.0.0.9', socket))).toBe('key:alice');
+    for (let i = 0; i < 25; i++)
+      keys.identify(`ck_guess_${String(i).padStart(26, '0')}`, '10.0.0.9');
+    expect(reasonOf(keys.identify(ALICE, '10.0.0.9', socket))).toBe('failed_checks');
+  });
+});
