@@ -73,9 +73,11 @@ export class AttemptHandler<T>
     private readonly allowStream: boolean,
     /** The transport had answered before: the pool may hand this attempt a reused connection. */
     private readonly mayReuse: boolean,
+    /** The sender's clock reading, when it has a fresh one (saves reading the clock again). */
+    now?: number,
   ) {
     super();
-    transport.deadlines.add(this, timeoutMs);
+    transport.deadlines.add(this, timeoutMs, now);
   }
 
   onConnect(abort: (reason?: Error) => void): void {

@@ -29,9 +29,9 @@ export class DeadlineQueue {
 
   constructor(private readonly clock: Clock) {}
 
-  /** Queues `item` to expire `timeoutMs` from now. */
-  add(item: Expiring, timeoutMs: number): void {
-    const deadline = this.clock.now() + timeoutMs;
+  /** Queues `item` to expire `timeoutMs` from now (`now`: the caller's fresh clock reading). */
+  add(item: Expiring, timeoutMs: number, now: number = this.clock.now()): void {
+    const deadline = now + timeoutMs;
     item.deadline = deadline;
     item.queued = true;
     let after = this.#tail;

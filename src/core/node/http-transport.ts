@@ -67,6 +67,8 @@ export class HttpTransport implements HandlerTransport {
     allowStream: boolean,
     done: AttemptCallback<T>,
     token: T,
+    /** The caller's clock reading, taken just now (else the deadline queue reads the clock). */
+    now?: number,
   ): AttemptControl {
     const headers = extraHeaders ? { ...extraHeaders, ...this.#headers } : this.#headers;
     const request: Dispatcher.DispatchOptions = { path: this.#path, method: 'POST', headers, body };
@@ -78,6 +80,7 @@ export class HttpTransport implements HandlerTransport {
       timeoutMs,
       allowStream,
       this.answered,
+      now,
     );
     this.#pool.dispatch(request, handler);
     return handler;

@@ -299,6 +299,7 @@ export function sendAttempt(
     allowStream,
     onResponse,
     attempt,
+    now,
   );
 }
 
