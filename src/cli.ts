@@ -8,6 +8,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { packageVersion } from './commands/version.js';
 import { declareBench } from './cli/bench.js';
+import { stopQuietlyOnClosedPipe } from './cli/closed-pipe.js';
 import { declareMockNodes } from './cli/mock-nodes.js';
 import { declareOperator } from './cli/operator.js';
 import { examples, lazy } from './cli/lazy-action.js';
@@ -242,6 +243,8 @@ function pointAtOwnHelp(command: Command, path: string): void {
   }
 }
 pointAtOwnHelp(program, 'cascade');
+
+stopQuietlyOnClosedPipe(process.argv);
 
 try {
   if (process.argv.length <= 2) program.outputHelp();

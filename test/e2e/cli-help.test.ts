@@ -2,10 +2,11 @@
  * The built `cascade` binary, as an operator runs it: help, version and usage errors.
  * Run `npm run build` first.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, assertBuilt, runCli } from '../support/cli-process.js';
+import { CLI_PATH, REPO_ROOT, assertBuilt, runCli } from '../support/cli-process.js';
 
 const MOCK_CONFIG = 'config/balancer_config/mock_nodes.toml';
 
@@ -31,6 +32,23 @@ describe('cascade: help, version and usage errors', () => {
     expect(result.stdout).toContain('--config <path>');
     expect(result.stdout).toContain('--json');
   });
+
+  it.each([['--help'], ['price', 'getBalance', '--config', MOCK_CONFIG]])(
+    'stops quietly, exit 0, when the reader of its output is gone (`cascade %s | head`)',
+    async (...args) => {
+      const child = spawn(process.execPath, [CLI_PATH, ...args], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      // The reader leaves before the first line: every write meets a closed pipe (EPIPE).
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(stderr).not.toContain('EPIPE');
+      expect(code).toBe(0);
+    },
+  );
 
   it.each(['--version', '-V'])('prints the package.json version for %s', async (flag) => {
     const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
