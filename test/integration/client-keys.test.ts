@@ -31,6 +31,8 @@ async function post(
   };
 }
 
+const notification = () => ({ jsonrpc: '2.0', method: 'getSlot', params: [] });
+
 const call = (method: string, id: unknown = 1, params: unknown[] = []) => ({
   jsonrpc: '2.0',
   id,
@@ -104,8 +106,20 @@ describe('refusals touch no node', () => {
     const unknown = await post(`${url}/${WRONG}`, call('getSlot', 8));
     expect(unknown.status).toBe(401);
     expect(unknown.json.error.message).toContain('Unknown client key');
-    const batch = await post(url, [call('getSlot', 1), call('getSlot', 2)]);
+    // A batch is answered as a batch: one error per element, under each element's own id.
+    const batch = await post(url, [call('getSlot', 1), call('getSlot', 'two'), notification()]);
     expect(batch.status).toBe(401);
+    expect(batch.json).toMatchObject([
+      { id: 1, error: { code: -32001 } },
+      { id: 'two', error: { code: -32001 } },
+    ]);
+    expect(batch.json).toHaveLength(2);
+    const wrongBatch = await post(`${url}/${WRONG}`, [call('getSlot', 3)]);
+    expect(wrongBatch.json).toMatchObject([{ id: 3, error: { code: -32001 } }]);
+    // Only notifications: nothing is owed per element; the refusal still says why.
+    const quiet = await post(url, [notification()]);
+    expect(quiet.status).toBe(401);
+    expect(quiet.json).toMatchObject({ id: null, error: { code: -32001 } });
     await expect(WsTestClient.open(ws.harness.wsUrl)).rejects.toThrow('HTTP 401');
     await expect(WsTestClient.open(`${ws.harness.wsUrl}/${WRONG}`)).rejects.toThrow('HTTP 401');
     expect(upstreamRequests()).toBe(0);

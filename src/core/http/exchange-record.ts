@@ -11,14 +11,16 @@ import type { Clock } from '../clock.js';
 import type { ProxyMetrics } from '../metrics.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
-import type { Refusal } from '../serving/refusal.js';
+import { batchRefusalJson, type Refusal } from '../serving/refusal.js';
 import { recordRequest } from '../serving/request-record.js';
 import type { ClientKeys } from '../keys/client-keys.js';
 import type { KeyedCaller } from '../serving/key-gate.js';
 import type { ServingContext } from '../serving/serving-context.js';
 import type { CorsPolicy } from './cors.js';
 import { logAccess } from './access-log.js';
-import { sendRpcError } from './respond.js';
+import { sendBytes, sendRpcError } from './respond.js';
+
+const JSON_TYPE = 'application/json';
 
 /** Client headers passed on to upstreams: tracing ids and client identification only. */
 export const FORWARDED_HEADERS = [
@@ -109,10 +111,20 @@ export function finish(exchange: ExchangeState, outcome: number): number {
 }
 
 /** Answers a request cascade refuses to route (serving/refusal.ts) and records it. */
-export function reject(exchange: ExchangeState, refused: Refusal, idJson: string): void {
+export function reject(
+  exchange: ExchangeState,
+  refused: Refusal,
+  idJson: string,
+  /** A refused batch's elements' ids: the answer is an array with one error per element. */
+  batchIds?: readonly (string | undefined)[],
+): void {
   const ctx = exchange.ctx;
   lastOnConnection(exchange);
-  sendRpcError(exchange.res, refused.status, refused.code, refused.message, idJson);
+  if (batchIds === undefined) {
+    sendRpcError(exchange.res, refused.status, refused.code, refused.message, idJson);
+  } else {
+    sendBytes(exchange.res, refused.status, JSON_TYPE, batchRefusalJson(refused, batchIds));
+  }
   const seconds = finish(exchange, refused.outcome);
   if (ctx.accessLog) {
     logAccess(

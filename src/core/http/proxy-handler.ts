@@ -72,8 +72,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
     return;
   }
   const batch = parsed.request.batch;
-  if (ctx.keys.enabled && !identify(exchange, batch === undefined ? parsed.request : undefined))
-    return;
+  if (ctx.keys.enabled && !identify(exchange, parsed.request)) return;
   if (batch !== undefined) {
     proxyBatch(batch, exchange).catch((err: unknown) => exchange.failed(err));
     return;
@@ -83,16 +82,24 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
 }
 
 /**
- * Finds the request's client key; false when it is refused (answered here, 401 or 429, with
- * the id of `single`; a batch's refusal has none).
+ * Finds the request's client key; false when it is refused (answered here, 401, 403 or 429:
+ * under the request's id, or for a batch one error per element under each element's id).
  */
-function identify(exchange: Exchange, single: RpcRequest | undefined): boolean {
+function identify(exchange: Exchange, request: RpcRequest): boolean {
   const { req, res, ctx } = exchange;
   const who = callerOf(req, ctx.keys, ctx.trustedProxies, exchange.pathKey, ctx.chain);
   if (isCallerRefusal(who)) {
     res.removeHeader('access-control-allow-origin');
     setRefusalHeaders(res, who);
-    reject(exchange, who, single === undefined ? 'null' : readIdJson(single));
+    const batch = request.batch;
+    if (batch === undefined) reject(exchange, who, readIdJson(request));
+    else
+      reject(
+        exchange,
+        who,
+        'null',
+        batch.map((element) => element.idJson),
+      );
     return false;
   }
   exchange.caller = who;

@@ -78,3 +78,15 @@ export function tooManyMessages(limit: number): Refusal {
 export function refusalJson(refused: Refusal, idJson: string): string {
   return failureJson(refused, idJson);
 }
+
+/**
+ * A refusal of a whole batch that cascade could read (its caller's key, say) as a batch answer:
+ * one error per element, under each element's own id, in order — what a batch client matches
+ * answers by. Notifications are owed nothing; a batch of only notifications gets the single
+ * error object with a null id (a batch answer may not be an empty array).
+ */
+export function batchRefusalJson(refused: Refusal, ids: readonly (string | undefined)[]): string {
+  const owed = ids.filter((id): id is string => id !== undefined);
+  if (owed.length === 0) return failureJson(refused, 'null');
+  return `[${owed.map((id) => failureJson(refused, id)).join(',')}]`;
+}
