@@ -27,8 +27,17 @@ export function closestMatch(word: string, candidates: Iterable<string>): string
   return best;
 }
 
+/**
+ * Keys that belong at the top of the file: written under a `[table]` header, TOML makes them
+ * that table's (the usual slip: `keys_file` pasted below `[server]`).
+ */
+const TOP_LEVEL_ONLY: ReadonlySet<string> = new Set(['keys_file']);
+
 /** A "did you mean" hint for an unknown key, or a list of what is allowed. */
 export function unknownKeyHint(word: string, candidates: readonly string[]): string {
+  if (TOP_LEVEL_ONLY.has(word) && !candidates.includes(word)) {
+    return `${word} belongs at the top level: move it above the first [table] header of the file (a key written under a header belongs to that table)`;
+  }
   const match = closestMatch(word, candidates);
   return match
     ? `did you mean '${match}'?`

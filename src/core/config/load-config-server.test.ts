@@ -258,6 +258,12 @@ describe('loadConfig: [server]', () => {
     expect(problem.hint).toBe("did you mean 'enable_metrics'?");
   });
 
+  it('says keys_file written under [server] belongs at the top of the file', () => {
+    const problem = onlyAt(loadServer({ keys_file: 'keys.toml' }).errors, 'server.keys_file');
+    expect(problem.hint).toContain('keys_file belongs at the top level');
+    expect(problem.hint).toContain('move it above the first [table] header');
+  });
+
   it('lists the allowed keys when an unknown key resembles none', () => {
     const problem = onlyAt(loadServer({ zzzzzzzz: 1 }).errors, 'server.zzzzzzzz');
     expect(problem.hint).toContain('allowed keys: host, port, enable_metrics');

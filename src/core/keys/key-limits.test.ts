@@ -12,6 +12,32 @@ function passes(limits: KeyLimits, ip: string, now: number): number {
 }
 
 describe('KeyLimits', () => {
+  it('spends no rate on a call refused for concurrency (a batch wider than max_concurrent)', () => {
+    const limits = new KeyLimits(
+      clientKey('k', KEY, { rpsLimit: 3, perIpRps: 3, maxConcurrent: 1 }),
+      0,
+    );
+    expect(limits.check('a', 0)).toBeUndefined();
+    limits.acquire();
+    // Four more elements of the same batch: refused for concurrency, never for rate.
+    for (let i = 0; i < 4; i++) expect(limits.check('a', 0)?.reason).toBe('concurrency');
+    limits.release(1);
+    // The two tokens left are still there, for the key and for the address.
+    for (let i = 0; i < 2; i++) {
+      expect(limits.check('a', 0)).toBeUndefined();
+      limits.acquire();
+      limits.release(1);
+    }
+    expect(limits.check('a', 0)?.reason).toBe('per_ip_rate_limit');
+  });
+
+  it("gives back the address's token when the key's own rate refuses the call", () => {
+    const limits = new KeyLimits(clientKey('k', KEY, { rpsLimit: 1, perIpRps: 2 }), 0);
+    expect(limits.check('a', 0)).toBeUndefined();
+    // The key is out of tokens; the address keeps its second one however often it asks.
+    for (let i = 0; i < 3; i++) expect(limits.check('a', 0)?.reason).toBe('rate_limit');
+  });
+
   it('enforces only its share of rps_limit, within the configured limit', () => {
     const limits = new KeyLimits(clientKey('k', KEY, { rpsLimit: 10 }), 0);
     limits.setShare({ rps: 4, concurrent: Infinity, perIp: Infinity }, 0);

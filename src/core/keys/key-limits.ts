@@ -88,19 +88,35 @@ export class KeyLimits {
     this.#wanted++;
     const config = this.#config;
     const perIpRate = this.#perIpRate;
+    let ipBucket: TokenBucket | undefined;
     if (perIpRate !== undefined) {
-      const wait = this.#ipBucket(ip, perIpRate, now).tryTake(now);
+      ipBucket = this.#ipBucket(ip, perIpRate, now);
+      const wait = ipBucket.tryTake(now);
       if (wait > 0) return rateRefused(config.name, config.perIpRps!, retryIn(wait), true);
     }
     if (this.#bucket !== undefined) {
       const wait = this.#bucket.tryTake(now);
-      if (wait > 0) return rateRefused(config.name, config.rpsLimit!, retryIn(wait), false);
+      if (wait > 0) {
+        ipBucket?.giveBack();
+        return rateRefused(config.name, config.rpsLimit!, retryIn(wait), false);
+      }
     }
     if (this.inFlight >= this.#maxConcurrent) {
       this.#crowded++;
+      // A refused call spends no rate: the tokens it took go back.
+      this.refund(ip);
       return concurrencyRefused(config.name, config.maxConcurrent!);
     }
     return undefined;
+  }
+
+  /**
+   * Gives back the rate tokens a call took in `check` when a later check refused it after all
+   * (its concurrency, its budget): only served calls spend the key's rate.
+   */
+  refund(ip: string): void {
+    if (this.#perIpRate !== undefined) this.#perIp.get(ip)?.giveBack();
+    this.#bucket?.giveBack();
   }
 
   /** An admitted call holds a slot until `release`. */

@@ -5,6 +5,17 @@ import { KeyState } from './key-state.js';
 const KEY = 'ck_unit_0123456789abcdefghijklmnop';
 
 describe('KeyState', () => {
+  it('spends no rate token on a call its budget refuses', () => {
+    const state = new KeyState(clientKey('k', KEY, { rpsLimit: 2, monthlyCredits: 1 }), 0, () => 0);
+    expect(state.admit('getSlot', 'ip', undefined, 0, 1)).toBeUndefined();
+    state.settle(1, 1);
+    expect(state.admit('getSlot', 'ip', undefined, 0, 1)?.reason).toBe('budget');
+    // The operator raises the budget: the second token of this second is still there.
+    state.budgetOverride = 10;
+    expect(state.admit('getSlot', 'ip', undefined, 0, 1)).toBeUndefined();
+    expect(state.admit('getSlot', 'ip', undefined, 0, 1)?.reason).toBe('rate_limit');
+  });
+
   it('holds max_concurrent slots until the calls settle', () => {
     const state = new KeyState(clientKey('k', KEY, { maxConcurrent: 2 }), 0, () => 0);
     expect(state.admit('getSlot', 'ip', undefined, 0, 0)).toBeUndefined();

@@ -158,8 +158,10 @@ export class KeyState {
     if (budget !== undefined) {
       this.#rollPeriod();
       // The call that would pass the budget is refused: at least the cheapest price must fit.
-      if (this.used + cheapest > budget || (cheapest === 0 && this.used >= budget))
+      if (this.used + cheapest > budget || (cheapest === 0 && this.used >= budget)) {
+        this.limits.refund(ip);
         return budgetRefused(config.name, budget, this.#nextResetDay(), this.wallNow());
+      }
     }
     this.limits.acquire();
     this.#used += cheapest;
