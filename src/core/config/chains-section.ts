@@ -127,7 +127,7 @@ function readChain(
   const paths = readPaths(table, label, file, scoped);
   const hosts = readHosts(table, file, scoped);
   const cache = table.cache === undefined ? defaults.cache : readCacheSection(table, file, scoped);
-  const nodes = readNodeEntries(table.nodes, file, ctx.env, scoped);
+  const nodes = readNodeEntries(table.nodes, file, ctx.env, scoped, '[[chains.nodes]]');
   const config =
     name === undefined
       ? undefined
@@ -198,6 +198,24 @@ export function readChainsSection(
   return read;
 }
 
+/**
+ * Another chain's path that `path` lies under (`/eth/send-request` or `/eth/<key>` under
+ * `/eth`): those sub-paths are the other chain's own. The root `/` claims none of them (a
+ * `[[chains]]` path at the root sits beside the others, which are matched first).
+ */
+function claimingParent(
+  path: string,
+  chain: string,
+  paths: ReadonlyMap<string, string>,
+): { path: string; chain: string } | undefined {
+  for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) {
+    const parent = path.slice(0, cut);
+    const owner = paths.get(parent);
+    if (owner !== undefined && owner !== chain) return { path: parent, chain: owner };
+  }
+  return undefined;
+}
+
 /** Chain names, paths and hosts are each claimed by one chain only. */
 function checkClaims(entries: readonly ChainEntry[], file: string, problems: ProblemList): void {
   const names = new Map<string, number>();
@@ -220,7 +238,14 @@ function checkClaims(entries: readonly ChainEntry[], file: string, problems: Pro
     names.set(config.name, entry.index);
     for (const path of config.paths) {
       const owner = paths.get(path);
-      if (owner !== undefined)
+      if (owner === config.name)
+        problems.error(
+          file,
+          `${where}.paths`,
+          `chain '${config.name}' lists the path ${path} twice`,
+          'list each path once',
+        );
+      else if (owner !== undefined)
         problems.error(
           file,
           `${where}.paths`,
@@ -239,6 +264,21 @@ function checkClaims(entries: readonly ChainEntry[], file: string, problems: Pro
           'give each chain its own host names',
         );
       else hosts.set(host, config.name);
+    }
+  });
+  // Once every chain's paths are known, whichever order the chains come in.
+  entries.forEach((entry) => {
+    const config = entry.config;
+    if (config === undefined || names.get(config.name) !== entry.index) return;
+    for (const path of config.paths) {
+      const parent = claimingParent(path, config.name, paths);
+      if (parent !== undefined)
+        problems.error(
+          file,
+          `chains[${entry.index}].paths`,
+          `the path ${path} of chain '${config.name}' lies under ${parent.path}, the path of chain '${parent.chain}' (${parent.path}/send-request and ${parent.path}/<key> are that chain's)`,
+          `pick a path outside every other chain's path, e.g. /${config.name}`,
+        );
     }
   });
 }

@@ -132,6 +132,33 @@ ${node('n1')}
     );
   });
 
+  it("refuses a chain path under another chain's path, in either order, and a path listed twice", () => {
+    const chain = (name: string, paths: string, n: string) =>
+      `[[chains]]\nname = "${name}"\npaths = ${paths}\n[[chains.nodes]]\n${node(n)}\n`;
+    const text = `${SERVER}
+${chain('base', '["/eth/send-request", "/eth/base", "/b", "/b"]', 'n1')}
+${chain('eth', '["/eth", "/eth/v2"]', 'n2')}
+${chain('root', '["/"]', 'n3')}
+`;
+    const result = dir.load(text);
+    expect(result.config).toBeUndefined();
+    const messages = result.errors.map((problem) => `${problem.path}: ${problem.message}`);
+    expect(messages).toEqual([
+      "chains[0].paths: chain 'base' lists the path /b twice",
+      "chains[0].paths: the path /eth/send-request of chain 'base' lies under /eth, the path of chain 'eth' (/eth/send-request and /eth/<key> are that chain's)",
+      "chains[0].paths: the path /eth/base of chain 'base' lies under /eth, the path of chain 'eth' (/eth/send-request and /eth/<key> are that chain's)",
+    ]);
+    // A chain's own sub-paths, and paths beside a chain at /, are fine.
+    expect(messages.join('\n')).not.toContain("chain 'eth' lies under");
+  });
+
+  it('names [[chains.nodes]] when a chain has no nodes', () => {
+    const result = dir.load(`${SERVER}\n[[chains]]\nname = "eth"\n`);
+    const problem = onlyAt(result.errors, 'chains[0].nodes');
+    expect(problem.message).toBe('no [[chains.nodes]] tables');
+    expect(problem.hint).toBe('add at least one [[chains.nodes]] entry for an upstream');
+  });
+
   it('refuses [[nodes]] beside [[chains]], and names the paths of chain sections', () => {
     const text = `${SERVER}[[nodes]]\n${node('top')}\n[[chains]]\nname = "a"\nmax_lag = -1\n[chains.cache]\nmax_bytes = "x"\n[[chains.nodes]]\n${node('n1', 'tier = 300')}`;
     const result = dir.load(

@@ -20,19 +20,23 @@ export interface NodeListContext {
   readonly priceLists: Map<string, PriceList | undefined>;
 }
 
-/** Reads the entries of one node list (`problems` already scoped to the list's table). */
+/**
+ * Reads the entries of one node list (`problems` already scoped to the list's table); `table`
+ * is how the list is written there (`[[chains.nodes]]` inside a chain), for the messages.
+ */
 export function readNodeEntries(
   nodes: unknown,
   file: string,
   env: NodeJS.ProcessEnv,
   problems: ProblemList,
+  table = '[[nodes]]',
 ): NodeEntry[] {
   if (nodes === undefined) {
     problems.error(
       file,
       'nodes',
-      'no [[nodes]] tables',
-      'add at least one [[nodes]] entry for an upstream',
+      `no ${table} tables`,
+      `add at least one ${table} entry for an upstream`,
     );
     return [];
   }
@@ -41,7 +45,7 @@ export function readNodeEntries(
       file,
       'nodes',
       `must be an array of tables, got ${describeType(nodes)}`,
-      'write each node as [[nodes]]',
+      `write each node as ${table}`,
     );
     return [];
   }
@@ -50,7 +54,7 @@ export function readNodeEntries(
       file,
       'nodes',
       'the node list is empty; every request will get 502',
-      'add a [[nodes]] entry',
+      `add a ${table} entry`,
     );
   }
   const result: NodeEntry[] = [];
