@@ -108,13 +108,22 @@ describe.skipIf(noAnvil !== undefined)('two chains on one proxy', () => {
     expect(answer.status).toBe(404);
     expect(answer.json).toMatchObject({
       jsonrpc: '2.0',
-      id: null,
+      // The request's own id, as with every error cascade writes itself.
+      id: 1,
       error: {
         code: -32600,
         message:
           'no chain is served at /polygon; chains are served at solana: /solana; eth: /eth, /base',
       },
     });
+    const batch = await harness.post('/polygon', [rpc('eth_chainId', 'a'), rpc('eth_chainId', 2)]);
+    expect(batch.status).toBe(404);
+    expect(batch.json).toMatchObject([
+      { id: 'a', error: { code: -32600 } },
+      { id: 2, error: { code: -32600 } },
+    ]);
+    const garbage = await harness.post('/polygon', 'not json');
+    expect(garbage.json).toMatchObject({ id: null, error: { code: -32600 } });
     // The root is no chain's path either, and a WebSocket upgrade there is refused alike.
     expect((await harness.post('/', rpc('getSlot', 1))).status).toBe(404);
     const refused = new WebSocket(`${harness.url.replace('http', 'ws')}/polygon`);
@@ -182,13 +191,17 @@ describe('client keys on several chains', () => {
     expect((await h.post(`/eth/${OPEN}`, rpc('eth_blockNumber', 3))).status).toBe(200);
     const refused = await h.post(`/eth/${SCOPED}`, [rpc('eth_blockNumber', 4)]);
     expect(refused.status).toBe(403);
-    expect(refused.json).toMatchObject({
-      error: {
-        code: -32001,
-        message:
-          "Key 'sol-only' may not be used on chain 'eth'; it is scoped to solana (keys.chains)",
+    // A batch refused whole for its key is answered as a batch, element by element.
+    expect(refused.json).toMatchObject([
+      {
+        id: 4,
+        error: {
+          code: -32001,
+          message:
+            "Key 'sol-only' may not be used on chain 'eth'; it is scoped to solana (keys.chains)",
+        },
       },
-    });
+    ]);
     // No key on a chain path is refused like anywhere else.
     expect((await h.post('/eth', rpc('eth_blockNumber', 5))).status).toBe(401);
     // The WebSocket upgrade on the other chain is refused too, before any node is asked.

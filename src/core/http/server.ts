@@ -18,7 +18,8 @@ import { listen } from './listen.js';
 import { listenerOptions } from './listener-options.js';
 import { MetricsListener, serveHealth, serveMetrics, setMetricSources } from './monitoring.js';
 import { handleProxy, type ProxyHandlerContext } from './proxy-handler.js';
-import { sendRpcError, sendStatus } from './respond.js';
+import { answerNoChain } from './no-chain.js';
+import { sendStatus } from './respond.js';
 import { ServedChains, type SharedHandlerContext } from './served-chains.js';
 import { proxyCorsOf, routeContextOf, sharedContextOf } from './server-context.js';
 import { sameValue, type ProxyServerOptions } from './server-options.js';
@@ -282,21 +283,16 @@ export class ProxyServer {
       return serveMetrics(req, res, this.metrics, this.#options.fleetView, this.#options.logger);
     }
     if (this.#options.extraRoutes?.(req, res, path)) return;
-    if (this.#config.chains !== undefined) return this.#noChain(res, path);
+    if (this.#config.chains !== undefined) return this.#noChain(req, res, path);
     sendStatus(res, 404, 'Not Found');
   }
 
-  /** A path no chain serves, with `[[chains]]`: a JSON-RPC error listing the chains' paths. */
-  #noChain(res: ServerResponse, path: string): void {
+  /** A path no chain serves, with `[[chains]]` (http/no-chain.ts). */
+  #noChain(req: IncomingMessage, res: ServerResponse, path: string): void {
     const served = this.chains
       .all()
       .map((chain) => `${chain.name}: ${chain.config.paths.join(', ')}`);
-    sendRpcError(
-      res,
-      404,
-      -32600,
-      `no chain is served at ${path}; chains are served at ${served.join('; ')}`,
-      'null',
-    );
+    const server = this.#config.server;
+    answerNoChain(req, res, path, served, server.maxBodyBytes, this.#options.registry);
   }
 }
