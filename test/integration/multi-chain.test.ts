@@ -116,7 +116,10 @@ describe.skipIf(noAnvil !== undefined)('two chains on one proxy', () => {
           'no chain is served at /polygon; chains are served at solana: /solana; eth: /eth, /base',
       },
     });
-    const batch = await harness.post('/polygon', [rpc('eth_chainId', 'a'), rpc('eth_chainId', 2)]);
+    const batch = await harness.post('/polygon', [
+      { ...rpc('eth_chainId', 1), id: 'a' },
+      rpc('eth_chainId', 2),
+    ]);
     expect(batch.status).toBe(404);
     expect(batch.json).toMatchObject([
       { id: 'a', error: { code: -32600 } },

@@ -10,6 +10,10 @@ import type { FieldReader, Table } from './toml-fields.js';
 /** Shortest key a `key_env` variable may hold: anything shorter can be guessed. */
 export const MIN_KEY_LENGTH = 16;
 const SHA256_PATTERN = /^[0-9a-f]{64}$/;
+/** What a URL path segment carries as is (keys/presented-key.ts reads the same rule). */
+const PATH_SAFE_KEY = /^[A-Za-z0-9_~.-]{16,256}$/;
+/** What an HTTP header value carries byte for byte. */
+const HEADER_SAFE_KEY = /^[\x21-\x7e]+$/;
 
 /** The SHA-256 of a key's text, lower-case hex: what `key_sha256` holds. */
 export function keyHash(key: string): string {
@@ -60,6 +64,7 @@ export function readSecret(
       );
       return undefined;
     }
+    warnUnpassable(key, variable, file, at, problems);
     return keyHash(key);
   }
   if ('key' in entry) {
@@ -69,4 +74,35 @@ export function readSecret(
     problems.error(file, `${at}.key_sha256`, 'is required (or key_env)', hint);
   }
   return undefined;
+}
+
+/**
+ * A key that works only in some of the places a client may put it: a URL path carries 16–256
+ * of `[A-Za-z0-9_~.-]` (the form `cascade key new` writes), headers carry printable ASCII;
+ * anything else works only percent-encoded in `?api-key=`. Said once, at load.
+ */
+function warnUnpassable(
+  key: string,
+  variable: string,
+  file: string,
+  at: string,
+  problems: ProblemList,
+): void {
+  if (PATH_SAFE_KEY.test(key)) return;
+  const fix = 'generate keys with `cascade key new NAME`, which writes keys that fit everywhere';
+  if (!HEADER_SAFE_KEY.test(key)) {
+    problems.warn(
+      file,
+      `${at}.key_env`,
+      `the key in ${variable} has characters neither a URL path nor an HTTP header carries as is; clients can pass it only percent-encoded in ?api-key=`,
+      fix,
+    );
+    return;
+  }
+  problems.warn(
+    file,
+    `${at}.key_env`,
+    `the key in ${variable} cannot be passed in the URL path (a path key is 16-256 of A-Z a-z 0-9 _ ~ . -); clients must use ?api-key= (percent-encoded), x-api-key or Authorization: Bearer`,
+    fix,
+  );
 }

@@ -144,6 +144,24 @@ key_env = "BACKEND_KEY"
   });
 });
 
+describe('loadConfig: key_env keys a client cannot pass everywhere', () => {
+  it.each([
+    ['a path-safe key', 'ck_0123456789abcdef-_.~', undefined],
+    ['a + and /', 'my.team.key+v1/2026-x', 'cannot be passed in the URL path'],
+    ['over 256 characters', 'F'.repeat(300), 'cannot be passed in the URL path'],
+    ['non-ASCII', 'schlüssel-ünïcode-123', 'only percent-encoded in ?api-key='],
+  ])('%s', (_what, key, warning) => {
+    const result = load(`${base()}\n[[keys]]\nname = "k"\nkey_env = "K"\n`, { env: { K: key } });
+    expect(result.errors).toEqual([]);
+    if (warning === undefined) expect(result.warnings).toEqual([]);
+    else {
+      const problem = onlyAt(result.warnings, 'keys[0].key_env');
+      expect(problem.message).toContain(warning);
+      expect(problem.hint).toContain('cascade key new');
+    }
+  });
+});
+
 describe('loadConfig: require_key and an exposed listener', () => {
   it('refuses require_key with no keys at all', () => {
     const result = load(base({ require_key: true }));
