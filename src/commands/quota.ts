@@ -60,6 +60,20 @@ function loadOrFail(options: QuotaOptions, io: CommandIo): { config: Config; quo
   return { config, quotasPath: path.resolve(io.cwd, options.quotas ?? config.server.quotasPath) };
 }
 
+/**
+ * A node's POOL_COLUMNS cells; one billed to an account without a limit of its own shows the
+ * account in the limit columns (its usage still counts there: see the accounts' table).
+ */
+function nodeCells(row: QuotaRow & { readonly account?: string }): string[] {
+  const cells = poolCells(row);
+  if (row.account === undefined || row.monthly_limit !== null) return cells;
+  const pool = `account ${row.account}`;
+  cells[1] = pool;
+  cells[2] = pool;
+  cells[3] = `see ${pool}`;
+  return cells;
+}
+
 /** What the report shows: the nodes' rows, the accounts' (empty: none configured), the keys'. */
 interface Rows {
   readonly nodes: readonly QuotaRow[];
@@ -89,7 +103,13 @@ function render(
   io: CommandIo,
   json: boolean | undefined,
 ): void {
-  const { nodes, accounts = [], keys = [] } = rows;
+  const { accounts = [], keys = [] } = rows;
+  // A node billed to a provider account spills over on the account's pool, not a limit of its own.
+  const billedTo = new Map(accounts.flatMap((pool) => pool.nodes.map((node) => [node, pool.name])));
+  const nodes = rows.nodes.map((row) => {
+    const account = billedTo.get(row.name);
+    return account === undefined ? row : { ...row, account };
+  });
   if (json) {
     io.out(
       renderJson({
@@ -106,7 +126,7 @@ function render(
   io.out(
     renderTable(
       ['node', 'tier', ...POOL_COLUMNS],
-      nodes.map((row) => [row.name, String(row.tier), ...poolCells(row)]),
+      nodes.map((row) => [row.name, String(row.tier), ...nodeCells(row)]),
     ),
   );
   io.out(savedLine(nodes));

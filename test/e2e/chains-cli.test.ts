@@ -235,7 +235,7 @@ describe('cascade validate-config and price with chains and accounts', () => {
 /** The JSON of `quota show`. */
 interface QuotaJson {
   source: string;
-  nodes: Array<{ name: string; used: number }>;
+  nodes: Array<{ name: string; used: number; account?: string }>;
   accounts?: Array<{ name: string; used: number; nodes: string[]; monthly_limit: number | null }>;
 }
 
@@ -271,6 +271,23 @@ describe('cascade status and quota with chains and accounts', () => {
     expect(shared.slice(0, 5)).toEqual(['shared', 'sol-prem, evm-prem', '500', '900', '1,000']);
     expect(shared[5]).toContain('50.0%');
     expect(shared[6]).toBe(periodStart(today, 15));
+    // A node billed to an account names the account where its own limit would be.
+    const billed = cells(table.stdout).find((row) => row[0] === 'sol-prem')!;
+    expect(billed.slice(2, 6)).toEqual([
+      '300',
+      'account shared',
+      'account shared',
+      'see account shared',
+    ]);
+    const own = cells(table.stdout).find((row) => row[0] === 'sol-backup')!;
+    expect(own[3]).toBe('unmetered');
+    const json = await quotaShow(run);
+    expect(json.nodes.map((node) => [node.name, node.account])).toEqual([
+      ['sol-prem', 'shared'],
+      ['sol-backup', undefined],
+      ['evm-prem', 'shared'],
+      ['evm-backup', 'free'],
+    ]);
     expect((await quotaShow(run)).accounts).toMatchObject([
       { name: 'shared', used: 500, nodes: ['sol-prem', 'evm-prem'], monthly_limit: 1000 },
       { name: 'free', used: 0, nodes: ['evm-backup'], monthly_limit: null },
