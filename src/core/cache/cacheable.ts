@@ -4,12 +4,10 @@
  * that are not a plain JSON-RPC success, and `final` answers that cannot prove finality.
  */
 import type { FinalityCheck } from '../protocol/method-cache-rules.js';
+import { safeQuantity } from '../protocol/quantity.js';
 
-/** Reads `0x…` quantities; undefined for anything else (or beyond 2^53). */
-export function quantity(value: unknown): number | undefined {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,13}$/.test(value)) return undefined;
-  return Number.parseInt(value, 16);
-}
+/** Reads `0x…` quantities (any spelling a node reads); undefined for anything else (or beyond 2^53). */
+export const quantity = safeQuantity;
 
 /** The commitment a Solana request asks at: its config object's, else the RPC default. */
 function solanaCommitment(params: unknown): unknown {

@@ -55,6 +55,16 @@ export function logsRangeRefused(span: number, limit: number): KeyRefusal {
   );
 }
 
+/** An eth_getLogs whose `toBlock` (as written) is past Number.MAX_SAFE_INTEGER. */
+export function logsHugeRangeRefused(toBlock: string, limit: number): KeyRefusal {
+  return refusal(
+    400,
+    INVALID_PARAMS,
+    'logs_range',
+    `eth_getLogs toBlock ${toBlock.length > 40 ? `${toBlock.slice(0, 40)}…` : toBlock} is past block ${count(Number.MAX_SAFE_INTEGER)}: the range exceeds this endpoint's limit of ${count(limit)} blocks (max_logs_block_range); ask for a smaller range`,
+  );
+}
+
 /** What a planned split would be. */
 export interface PlanFacts {
   readonly span: number;

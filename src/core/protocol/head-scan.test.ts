@@ -27,6 +27,13 @@ describe('head scans', () => {
     expect(numberAt(b('"0x"'), 0, 4)).toBe(-1);
     expect(numberAt(b('null'), 0, 4)).toBe(-1);
     expect(numberAt(b('12345678901234567890'), 0, 20)).toBe(-1);
+    // Every spelling a node reads: 0X, leading zeros; past 2^53 - 1 no number.
+    expect(numberAt(b('"0X1F"'), 0, 6)).toBe(31);
+    expect(numberAt(b('"0x000000000000000010"'), 0, 22)).toBe(16);
+    expect(numberAt(b('"0x0000"'), 0, 8)).toBe(0);
+    expect(numberAt(b('"0x1fffffffffffff"'), 0, 18)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(numberAt(b('"0x20000000000000"'), 0, 18)).toBe(-1);
+    expect(numberAt(b('"0xffffffffffffffff"'), 0, 20)).toBe(-1);
   });
 
   it('reads a Solana context slot, apiVersion first or not', () => {

@@ -19,6 +19,8 @@ const NINE = 0x39;
 const LOWER_X = 0x78;
 /** 2^53: larger readings are not heads. */
 const MAX_DIGITS = 15;
+/** Hex digits of Number.MAX_SAFE_INTEGER (0x1fffffffffffff); more are never a block. */
+const SAFE_HEX_DIGITS = 14;
 /** The Solana envelope's context comes first in `result`, within this many bytes. */
 const CONTEXT_WINDOW = 256;
 /**
@@ -48,20 +50,27 @@ function hexValue(c: number): number {
   return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
 }
 
-/** A JSON integer, or a `"0x…"` quantity string, starting at `i`: its value, or -1. */
+/**
+ * A JSON integer, or a `"0x…"` quantity string (`0X` and leading zeros read as nodes read them,
+ * protocol/quantity.ts), starting at `i`: its value, or -1 (also past Number.MAX_SAFE_INTEGER).
+ */
 export function numberAt(bytes: Uint8Array, i: number, end: number): number {
   let c = bytes[i];
   if (c === QUOTE) {
-    if (bytes[i + 1] !== ZERO || bytes[i + 2] !== LOWER_X) return -1;
+    if (bytes[i + 1] !== ZERO || (bytes[i + 2]! | 0x20) !== LOWER_X) return -1;
     let value = 0;
+    // Significant digits (after any leading zeros), and whether any digit came at all.
     let digits = 0;
+    let any = false;
     for (let k = i + 3; k < end; k++) {
       c = bytes[k]!;
-      if (c === QUOTE) return digits === 0 || digits > 13 ? -1 : value;
+      if (c === QUOTE) return !any || value > Number.MAX_SAFE_INTEGER ? -1 : value;
       const digit = hexValue(c);
       if (digit < 0) return -1;
+      any = true;
+      if (digits === 0 && digit === 0) continue;
+      if (++digits > SAFE_HEX_DIGITS) return -1;
       value = value * 16 + digit;
-      digits++;
     }
     return -1;
   }

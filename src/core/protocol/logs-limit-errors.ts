@@ -20,6 +20,7 @@
  *   Chainstack `Block range limit exceeded.`, Coinbase `please limit the query to at most N
  *   blocks`, Arbitrum `logs matched by query exceeds limit of N`, Ankr `block range is too wide`.
  */
+import { safeQuantity } from './quantity.js';
 
 /** What one such error says about the node and the query. */
 export interface LogsLimitHint {
@@ -72,8 +73,7 @@ function firstNumber(message: string, patterns: readonly RegExp[]): number | und
 
 function quantityOf(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,13}$/.test(value)) return undefined;
-  return Number.parseInt(value, 16);
+  return safeQuantity(value);
 }
 
 /** Infura's `data: {from, to, limit}`: the range that works, and the results cap. */

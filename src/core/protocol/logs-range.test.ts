@@ -1,7 +1,7 @@
 /** An eth_getLogs request's range, read and cut (issue 29). */
 import { describe, expect, it } from 'vitest';
 import { BlockTag } from './head-scan.js';
-import { chunkBody, readLogsFilter } from './logs-range.js';
+import { HUGE_BLOCK, chunkBody, reachesHugeBlock, readLogsFilter } from './logs-range.js';
 
 const body = (params: unknown): Buffer =>
   Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'eth_getLogs', params }));
@@ -24,6 +24,29 @@ describe('readLogsFilter', () => {
       from: BlockTag.safe,
       to: BlockTag.other,
     });
+  });
+
+  it('reads every spelling of a block number a node reads, and calls one past 2^53 - 1 huge', () => {
+    expect(
+      readLogsFilter(body([{ fromBlock: '0X0a', toBlock: '0x00000000000fffff' }])),
+    ).toMatchObject({
+      from: 10,
+      to: 0xfffff,
+    });
+    const huge = readLogsFilter(body([{ fromBlock: '0x0', toBlock: '0xffffffffffffffff' }]))!;
+    expect(huge.to).toBe(HUGE_BLOCK);
+    expect(reachesHugeBlock(huge)).toBe(true);
+    const same = { fromBlock: '0xffffffffffffffff', toBlock: '0X00FFFFFFFFFFFFFFFF' };
+    expect(reachesHugeBlock(readLogsFilter(body([same]))!)).toBe(false);
+    const wider = { fromBlock: '0xffffffffffffffff', toBlock: '0x1ffffffffffffffff' };
+    expect(reachesHugeBlock(readLogsFilter(body([wider]))!)).toBe(true);
+    expect(
+      reachesHugeBlock(readLogsFilter(body([{ fromBlock: '0x0', toBlock: '0x1fffffffffffff' }]))!),
+    ).toBe(false);
+    // Not block numbers (nor inherited object keys): the node answers them.
+    for (const toBlock of ['0x', 'constructor', '0x1g', 'LATEST']) {
+      expect(readLogsFilter(body([{ fromBlock: '0x0', toBlock }]))).toBeUndefined();
+    }
   });
 
   it('has no range to cut for a blockHash filter or anything unreadable', () => {

@@ -5,11 +5,17 @@
  */
 import { BlockTag } from './head-scan.js';
 import { STANDARD_METHODS } from './method-registry.js';
+import { HUGE_BLOCK, hexQuantity } from './quantity.js';
+
+export { HUGE_BLOCK } from './quantity.js';
 
 /** eth_getLogs's id (standard methods have the same id in every registry). */
 export const LOGS_METHOD_ID = STANDARD_METHODS.indexOf('eth_getLogs');
 
-/** A block of a filter: a number ≥ 0, or BlockTag.latest / safe / finalized / other. */
+/**
+ * A block of a filter: a number ≥ 0, HUGE_BLOCK (past Number.MAX_SAFE_INTEGER), or
+ * BlockTag.latest / safe / finalized / other.
+ */
 export type LogsBlock = number;
 
 /** A readable eth_getLogs filter. */
@@ -36,8 +42,7 @@ function blockOf(value: unknown): LogsBlock | undefined {
   if (typeof value === 'number')
     return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
   if (typeof value !== 'string') return undefined;
-  if (/^0x[0-9a-fA-F]{1,13}$/.test(value)) return Number.parseInt(value, 16);
-  return TAGS[value];
+  return hexQuantity(value) ?? (Object.hasOwn(TAGS, value) ? TAGS[value] : undefined);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -67,6 +72,16 @@ export function readLogsFilter(body: Buffer): LogsFilter | undefined {
   const to = blockOf(filter.toBlock);
   if (from === undefined || to === undefined) return undefined;
   return { filter, from, to };
+}
+
+/**
+ * Whether the filter's range reaches a block past Number.MAX_SAFE_INTEGER: wider than any
+ * `max_logs_block_range` (a range from such a block to the same block is one block).
+ */
+export function reachesHugeBlock(logs: LogsFilter): boolean {
+  if (logs.to !== HUGE_BLOCK) return false;
+  if (logs.from !== HUGE_BLOCK) return true;
+  return BigInt(logs.filter.fromBlock as string) !== BigInt(logs.filter.toBlock as string);
 }
 
 /** `n` as a JSON-RPC quantity. */

@@ -41,9 +41,10 @@ class ChunkRoute<T> extends RequestRoute {
     readonly target: ChunkTarget,
     readonly onRouted: RouteCallback<T>,
     readonly token: T,
+    allowStream: boolean,
   ) {
     const policy = ctx.policies?.().of(request.methodId) ?? COST_POLICY;
-    super(request, headers, ctx, now, policy, false);
+    super(request, headers, ctx, now, policy, allowStream);
     this.newRound(now);
   }
 
@@ -70,7 +71,9 @@ class ChunkRoute<T> extends RequestRoute {
 
 /**
  * Routes one chunk (`request`, a concrete range) towards `target`; `onRouted(result, token)`
- * hears how it ended, exactly once. Its answer arrives whole (it is merged, never streamed).
+ * hears how it ended, exactly once. A chunk's answer arrives whole (it is merged, never
+ * streamed); a client's unsplit request routed past the nodes that would refuse it
+ * (`allowStream`) may be streamed, as by the usual route.
  */
 export function routeChunk<T>(
   request: RpcRequest,
@@ -79,8 +82,9 @@ export function routeChunk<T>(
   target: ChunkTarget,
   onRouted: RouteCallback<T>,
   token: T,
+  allowStream = false,
 ): void {
   const now = ctx.clock.now();
-  const state = new ChunkRoute(request, headers, ctx, now, target, onRouted, token);
-  startRoute(state, request.body, headers, false, now);
+  const state = new ChunkRoute(request, headers, ctx, now, target, onRouted, token, allowStream);
+  startRoute(state, request.body, headers, allowStream, now);
 }

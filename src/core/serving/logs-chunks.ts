@@ -30,6 +30,13 @@ import type { ServingContext } from './serving-context.js';
 /** Most chunks of one request in flight at once. */
 export const LOGS_CONCURRENCY = 4;
 
+/** The blocks a split covers: `from`..`to`, and the client's toBlock (`reach` ≥ `to`). */
+export interface SplitEnds {
+  readonly from: number;
+  readonly to: number;
+  readonly reach: number;
+}
+
 /** One chunk to send: its blocks, and where it may go. */
 interface Chunk {
   readonly from: number;
@@ -74,22 +81,25 @@ class ChunkRun {
   credits = 0;
   readonly nodes: string[] = [];
 
+  /** The last block the chunks cover: `to`, or `reach` when the last chunk keeps it. */
+  readonly end: number;
+
   constructor(
     readonly logs: LogsFilter,
     readonly plan: LogsPlan,
-    from: number,
-    to: number,
+    { from, to, reach }: SplitEnds,
     readonly headers: ForwardHeaders,
     readonly ctx: ServingContext,
     readonly serveOpen: ServeOpen,
   ) {
     const limit = plan.limit ?? to - from + 1;
-    this.queue = splitRange(from, to, limit).map(([a, b]) => ({
-      from: a,
-      to: b,
-      preferred: plan.node,
-      excluded: [],
-    }));
+    const ranges = splitRange(from, to, limit);
+    // The last chunk keeps the client's toBlock past the head when the node takes it whole:
+    // a node whose head moved on since answers its newest logs too.
+    const [start] = ranges.at(-1)!;
+    this.end = reach > to && reach - start + 1 <= limit ? reach : to;
+    ranges[ranges.length - 1] = [start, this.end];
+    this.queue = ranges.map(([a, b]) => ({ from: a, to: b, preferred: plan.node, excluded: [] }));
   }
 
   async worker(): Promise<void> {
@@ -234,25 +244,24 @@ function relabel(
 }
 
 /**
- * Runs `plan` over `from`..`to` for `request` (the client's eth_getLogs): its one answer — the
+ * Runs `plan` over `ends` for `request` (the client's eth_getLogs): its one answer — the
  * merged logs, or the error that ended it — with every chunk's attempts and credits.
  */
 export async function runChunks(
   request: RpcRequest,
   logs: LogsFilter,
-  from: number,
-  to: number,
+  ends: SplitEnds,
   plan: LogsPlan,
   headers: ForwardHeaders,
   ctx: ServingContext,
   serveOpen: ServeOpen,
 ): Promise<RouteResult> {
-  const run = new ChunkRun(logs, plan, from, to, headers, ctx, serveOpen);
+  const run = new ChunkRun(logs, plan, ends, headers, ctx, serveOpen);
   const workers = Math.max(
     1,
     Math.min(LOGS_CONCURRENCY, inFlightCap(plan.node.config), run.queue.length),
   );
   await Promise.all(Array.from({ length: workers }, () => run.worker()));
   if (run.fatal !== undefined) return relabel(run.fatal, request, run.attempts, run.credits);
-  return run.merge(request, from, to);
+  return run.merge(request, ends.from, run.end);
 }

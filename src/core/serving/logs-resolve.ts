@@ -4,7 +4,7 @@
  * head within the last second, else from one routed call — `eth_blockNumber`, or
  * `eth_getBlockByNumber(tag)` — served like any request (cached, coalesced, priced).
  */
-import { Family, Level, headSlot } from '../chain/chain-state.js';
+import { Bound, Family, Level, headSlot } from '../chain/chain-state.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import { BlockTag, blockNumberOfResult, resultNumberOf } from '../protocol/head-scan.js';
 import type { LogsFilter } from '../protocol/logs-range.js';
@@ -87,6 +87,38 @@ async function resolveTag(
   if (result.kind !== 'answer' || !Buffer.isBuffer(result.body)) return undefined;
   const number = latest ? resultNumberOf(result.body) : blockNumberOfResult(result.body);
   return number >= 0 ? number : undefined;
+}
+
+/**
+ * The highest block any node of the chain is known to have reached, however long ago it
+ * showed it (a head it reported, a block it served logs of), or -1: heads only move on, so a
+ * range ending at or below it ends at or below the chain's head now.
+ */
+export function reachedBlock(
+  ctx: ServingContext,
+  slot = headSlot(Family.evm, Level.latest),
+): number {
+  const chain = ctx.route.table().chain;
+  if (chain === undefined) return -1;
+  let reached = -1;
+  for (const heads of chain.all()) {
+    if (heads.wrongChain || heads.bound[slot] === Bound.below) continue;
+    reached = Math.max(reached, heads.values[slot]!);
+  }
+  return reached;
+}
+
+/**
+ * The chain's head as `latest` is resolved (chain state when fresh, else one routed
+ * eth_blockNumber), or undefined when nobody could say.
+ */
+export function chainHead(
+  headers: ForwardHeaders,
+  ctx: ServingContext,
+  serveOpen: ServeOpen,
+  tally: Tally,
+): Promise<number | undefined> {
+  return resolveTag(BlockTag.latest, headers, ctx, serveOpen, tally);
 }
 
 /**

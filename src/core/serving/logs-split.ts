@@ -7,29 +7,47 @@
  *   `blockHash` or `pending`, or the range fits the node the request goes to. The client's
  *   bytes go on through the cache and routing as for any method. Should every node that could
  *   take it answer with a range limit, the limit is learned (routing/attempt.ts) and the
- *   request is split once with what the node said, instead of relaying the error;
+ *   request is split once with what the node said, instead of relaying the error. When some
+ *   node is known to refuse the range, it goes from the planned node over those that take it
+ *   whole (routing/logs-chunk-route.ts), never to one that would refuse it;
  * - refused, before any node is asked: bigger than the operator's `max_logs_block_range`, or a
  *   split that fits no node's quota or the key's budget (priced whole, up front);
  * - split (logs-chunks.ts): the range — `latest`/`safe`/`finalized` resolved to a block first
- *   (logs-resolve.ts) — cut into chunks that fit the node the plan chose, answered as one.
+ *   (logs-resolve.ts), and only up to the chain's head — cut into chunks that fit the node the
+ *   plan chose, answered as one.
  */
 import { blockRangeOf } from '../node/logs-limits.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import {
   planOverBudget,
   planOverQuota,
+  logsHugeRangeRefused,
   logsRangeRefused,
   type PlanFacts,
 } from '../keys/heavy-read-refusal.js';
 import type { KeyRefusal } from '../keys/key-refusal.js';
 import { logsLimitOfAnswer, type LogsLimitHint } from '../protocol/logs-limit-errors.js';
-import { LOGS_METHOD_ID, readLogsFilter, type LogsFilter } from '../protocol/logs-range.js';
+import {
+  LOGS_METHOD_ID,
+  reachesHugeBlock,
+  readLogsFilter,
+  type LogsFilter,
+} from '../protocol/logs-range.js';
+import type { UpstreamNode } from '../node/upstream-node.js';
+import { routeChunk, takesSpan, type ChunkTarget } from '../routing/logs-chunk-route.js';
 import { NO_ID, requestIdOf, type RpcRequest } from '../protocol/rpc-request.js';
-import { chunkCount, creditsLeft, planLogs, type LogsPlan } from '../routing/logs-plan.js';
+import {
+  chunkCount,
+  creditsLeft,
+  planLogs,
+  type LogsPlan,
+  type PlanOutcome,
+} from '../routing/logs-plan.js';
 import type { RouteCallback, RouteResult } from '../routing/route-context.js';
 import type { CallBudget } from './key-gate.js';
 import { runChunks, smallerSize } from './logs-chunks.js';
-import { resolveRange, type ServeOpen } from './logs-resolve.js';
+import { chainHead, reachedBlock, resolveRange, type ServeOpen } from './logs-resolve.js';
+import type { Router } from './serve-request.js';
 import type { ServingContext } from './serving-context.js';
 
 export type { ServeOpen } from './logs-resolve.js';
@@ -79,6 +97,8 @@ class LogsCall<T> {
   credits = 0;
   /** Split once after a limit error; never twice. */
   retried = false;
+  /** How it goes unsplit: undefined, the usual walk; else past nodes that would refuse it. */
+  router: Router | undefined = undefined;
 
   constructor(
     readonly request: RpcRequest,
@@ -94,9 +114,10 @@ class LogsCall<T> {
     this.onRouted(plus(result, this.attempts, this.credits), this.token);
   }
 
-  /** As the client wrote it, through the cache and routing. */
+  /** As the client wrote it, through the cache and routing (by `router` when set). */
   unsplit(): void {
-    this.serveOpen(this.request, this.headers, this.ctx, afterUnsplit, this as LogsCall<unknown>);
+    const call = this as LogsCall<unknown>;
+    this.serveOpen(this.request, this.headers, this.ctx, afterUnsplit, call, this.router);
   }
 
   /** Plans (with `hint`, after a limit error) and splits, refuses, or lets it through. */
@@ -117,38 +138,91 @@ class LogsCall<T> {
     logs: LogsFilter,
     hint: LogsLimitHint | undefined,
   ): Promise<RouteResult | typeof UNSPLIT> {
+    const max = this.ctx.route.logs?.maxBlockRange;
+    if (max !== undefined && reachesHugeBlock(logs)) {
+      return refused(logsHugeRangeRefused(String(logs.filter.toBlock), max));
+    }
     const range = await resolveRange(logs, this.headers, this.ctx, this.serveOpen, this);
     if (range === undefined || range[1] <= range[0]) return UNSPLIT;
     const [from, to] = range;
     const span = to - from + 1;
-    const max = this.ctx.route.logs?.maxBlockRange;
     if (max !== undefined && span > max) return refused(logsRangeRefused(span, max));
-    const route = this.ctx.route;
-    const table = route.table();
-    const byLatency = route.policies?.().of(LOGS_METHOD_ID).byLatency === true;
-    const order = byLatency ? table.byLatency : table.ranked;
-    const outcome = planLogs(order, LOGS_METHOD_ID, span, route.clock.now());
-    if (outcome.kind === 'no_node') return UNSPLIT;
+    const whole = this.choose(span);
+    if (whole === undefined) return UNSPLIT;
+    // Fits one query as far as anyone knows: as the client wrote it.
+    if (whole.plan.chunks === 1 && hint === undefined) return this.whole(whole.plan, span);
+    const end = await this.end(logs, from, to);
+    if (end === undefined) return UNSPLIT;
+    // Only the blocks up to the head are planned, priced and reserved.
+    const outcome = end === to ? whole : this.choose(end - from + 1);
+    if (outcome === undefined) return UNSPLIT;
+    const blocks = end - from + 1;
     let plan = outcome.plan;
     if (plan.chunks === 1) {
-      // Fits as far as anyone knows; after a limit error, cut it as the node said.
-      if (hint === undefined) return UNSPLIT;
-      const limit = smallerSize(span, hint, plan.node);
-      const chunks = chunkCount(span, limit);
+      if (hint === undefined && takesSpan(plan.node, span)) return this.whole(plan, span);
+      // After a limit error, cut it as the node said.
+      const limit = hint === undefined ? plan.limit : smallerSize(blocks, hint, plan.node);
+      const chunks = chunkCount(blocks, limit);
       plan = { ...plan, limit, chunks, cost: chunks * plan.price };
     }
     const left = creditsLeft(plan.node);
-    if (plan.cost > left.left) return refused(planOverQuota(factsOf(plan, span), left));
+    if (plan.cost > left.left) return refused(planOverQuota(factsOf(plan, blocks), left));
     const budget = this.budget;
     if (budget !== undefined && !budget.reserveUpTo(plan.cost + this.credits)) {
       const key = budget.key;
       const total = key.budget ?? 0;
       // What is left to this call: its own reservation is part of the key's `used`.
       const left = total - (key.used - budget.reserved);
-      return refused(planOverBudget(factsOf(plan, span), key.name, left, total));
+      return refused(planOverBudget(factsOf(plan, blocks), key.name, left, total));
     }
-    route.metrics.logs?.split();
-    return runChunks(this.request, logs, from, to, plan, this.headers, this.ctx, this.serveOpen);
+    this.ctx.route.metrics.logs?.split();
+    const ends = { from, to: end, reach: to };
+    return runChunks(this.request, logs, ends, plan, this.headers, this.ctx, this.serveOpen);
+  }
+
+  /** The walk order of eth_getLogs. */
+  order(): readonly UpstreamNode[] {
+    const route = this.ctx.route;
+    const table = route.table();
+    const byLatency = route.policies?.().of(LOGS_METHOD_ID).byLatency === true;
+    return byLatency ? table.byLatency : table.ranked;
+  }
+
+  /** The plan for `span` blocks (or the first over-quota one), undefined when no node may take it. */
+  choose(span: number): Exclude<PlanOutcome, { kind: 'no_node' }> | undefined {
+    const outcome = planLogs(this.order(), LOGS_METHOD_ID, span, this.ctx.route.clock.now());
+    return outcome.kind === 'no_node' ? undefined : outcome;
+  }
+
+  /**
+   * Unsplit, as the client wrote it: by the usual walk, or — when some node is known to refuse
+   * `span` blocks — from the planned node over the nodes that take it whole, never those.
+   */
+  whole(plan: LogsPlan, span: number): typeof UNSPLIT {
+    if (this.ctx.route.table().all.every((node) => takesSpan(node, span))) return UNSPLIT;
+    const target: ChunkTarget = { preferred: plan.node, span, excluded: [] };
+    this.router = (request, headers, ctx, onRouted, token) =>
+      routeChunk(request, headers, ctx, target, onRouted, token, true);
+    return UNSPLIT;
+  }
+
+  /**
+   * Where a split of `from`..`to` ends: `to`, or the chain's head when `to` is past it (the
+   * blocks past it are no node's yet: a query of them only errors); undefined when it should
+   * not be split at all — `from` is past the head, or the range has no end a chain can reach.
+   * A range at or below a block some node has reached needs no head; past it, the head is
+   * chain state's when fresh, else one routed eth_blockNumber. While no node's head was ever
+   * seen (a cold start) nothing is asked: the range is planned as written.
+   */
+  async end(logs: LogsFilter, from: number, to: number): Promise<number | undefined> {
+    // `latest`, `safe` and `finalized` are at or below the head already.
+    if (logs.to < 0) return to;
+    const reached = reachedBlock(this.ctx);
+    if (to <= reached) return to;
+    const head =
+      reached >= 0 ? await chainHead(this.headers, this.ctx, this.serveOpen, this) : undefined;
+    if (head === undefined || head >= to) return Number.isSafeInteger(to) ? to : undefined;
+    return from > head ? undefined : head;
   }
 }
 
