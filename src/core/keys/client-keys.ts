@@ -64,6 +64,8 @@ export class ClientKeys {
    */
   readonly #byConnection = new WeakMap<object, ConnectionKey>();
   readonly #failed = new FailedChecks();
+  /** Told after the keys in force changed (the WebSocket side re-checks its open sessions). */
+  readonly #listeners = new Set<() => void>();
   /** Calls without a usable key, by outcome (`keyless`, `no_key`, `unknown_key`, …). */
   readonly unkeyed = new Map<string, number>();
   /** The operator's runtime changes (revoke, budget): this process's, or the fleet's. */
@@ -103,8 +105,30 @@ export class ClientKeys {
     }
     this.#byHash = byHash;
     this.#byName = byName;
-    this.#generation++;
     this.enabled = this.requireKey || byName.size > 0;
+    this.#changed();
+  }
+
+  /**
+   * Calls `listener` after every change of the keys in force — a reload, a rotation, a removal,
+   * a revoke or its undoing, here or from the fleet — so a door that admitted a caller once (an
+   * open WebSocket) can check it again. Returns what takes the listener off.
+   */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Who `presented` is now, for a connection that passed with it before the keys changed: hashed
+   * and looked up as `identify` does, but counted as no failed check of its address (the caller
+   * guessed nothing: the operator changed the key under it).
+   */
+  recheck(presented: string | undefined): KeyState | KeyRefusal {
+    if (presented === undefined) return NO_KEY;
+    const state = this.#byHash.get(hash('sha256', presented, 'hex'));
+    if (state === undefined) return UNKNOWN_KEY;
+    return state.revoked ? REVOKED_KEY : state;
   }
 
   /**
@@ -235,7 +259,7 @@ export class ClientKeys {
   /** Revokes the key's secret (or takes the revoke back): in force here at once. */
   setRevoked(state: KeyState, revoked: boolean): void {
     this.book.set(revokeField(state.name, state.config.sha256), revoked ? '1' : '0');
-    this.#applyBook(state);
+    if (this.#applyBook(state)) this.#changed();
   }
 
   /** Sets the key's budget at runtime (undefined: the config's `monthly_credits` again). */
@@ -257,17 +281,27 @@ export class ClientKeys {
 
   /** Puts the book in force on every key (after the fleet's sync changed it). */
   refresh(): void {
-    for (const state of this.#byName.values()) this.#applyBook(state);
+    let changed = false;
+    for (const state of this.#byName.values()) changed = this.#applyBook(state) || changed;
+    if (changed) this.#changed();
   }
 
-  #applyBook(state: KeyState): void {
+  /** Puts the book in force on `state`; true when that revoked it or took a revoke back. */
+  #applyBook(state: KeyState): boolean {
     const revoked = this.book.value(revokeField(state.name, state.config.sha256)) === '1';
-    if (revoked !== state.revoked) this.#generation++;
+    const changed = revoked !== state.revoked;
     state.revoked = revoked;
     state.budgetOverride = budgetOverride(
       this.book.value(budgetField(state.name)),
       state.config.monthlyCredits,
     );
+    return changed;
+  }
+
+  /** The keys in force changed: remembered connections hash again, listeners re-check. */
+  #changed(): void {
+    this.#generation++;
+    for (const listener of this.#listeners) listener();
   }
 }
 
