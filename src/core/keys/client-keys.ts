@@ -23,6 +23,7 @@ import {
 } from './key-overrides.js';
 import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
 import { KeyState } from './key-state.js';
+import { RetiredUsage } from './retired-usage.js';
 
 /** Who a call is: a key, a keyless caller (undefined, when keys are optional), or a refusal. */
 export type Identified = KeyState | KeyRefusal | undefined;
@@ -64,6 +65,8 @@ export class ClientKeys {
    */
   readonly #byConnection = new WeakMap<object, ConnectionKey>();
   readonly #failed = new FailedChecks();
+  /** What keys removed this period spent (one server alone: shared usage is the ledger's). */
+  readonly #retired: RetiredUsage;
   /** Told after the keys in force changed (the WebSocket side re-checks its open sessions). */
   readonly #listeners = new Set<() => void>();
   /** Calls without a usable key, by outcome (`keyless`, `no_key`, `unknown_key`, …). */
@@ -84,6 +87,7 @@ export class ClientKeys {
     private readonly wallNow: () => number = Date.now,
   ) {
     this.requireKey = requireKey;
+    this.#retired = new RetiredUsage(wallNow);
     this.reconfigure(keys);
   }
 
@@ -94,7 +98,7 @@ export class ClientKeys {
     const byName = new Map<string, KeyState>();
     for (const config of keys?.keys ?? []) {
       let state = this.#byName.get(config.name);
-      if (state === undefined) state = new KeyState(config, now, this.wallNow);
+      if (state === undefined) state = this.#newKey(config, now);
       else state.reconfigure(config, now);
       // A revoke names the secret (a rotation is not revoked); a runtime budget, the config's.
       this.#applyBook(state);
@@ -103,10 +107,22 @@ export class ClientKeys {
       byHash.set(config.sha256, state);
       byName.set(config.name, state);
     }
+    // A key removed keeps what it spent this period, for an entry of its name put back.
+    for (const [name, state] of this.#byName)
+      if (!byName.has(name) && !state.shared)
+        this.#retired.keep(name, unreservedUsage(state), state.config.resetDay);
     this.#byHash = byHash;
     this.#byName = byName;
     this.enabled = this.requireKey || byName.size > 0;
     this.#changed();
+  }
+
+  /** A key new to this process: one removed earlier this period comes back with its usage. */
+  #newKey(config: ClientKeyConfig, now: number): KeyState {
+    const state = new KeyState(config, now, this.wallNow);
+    const retired = this.#retired.take(config.name);
+    if (retired !== undefined && this.#shared === undefined) state.restore(retired);
+    return state;
   }
 
   /**
@@ -210,13 +226,11 @@ export class ClientKeys {
     for (const state of this.#byName.values()) {
       // Shared usage is the ledger's, written with the nodes'.
       if (state.shared) continue;
-      const { used, periodStart } = state.usage();
-      // Reservations of calls in flight are not credits spent yet: never saved.
-      entries.set(`${KEY_USAGE_PREFIX}${state.name}`, {
-        used: Math.max(0, used - state.reservedNow),
-        periodStart,
-      });
+      entries.set(`${KEY_USAGE_PREFIX}${state.name}`, unreservedUsage(state));
     }
+    if (this.#shared === undefined)
+      for (const [name, entry] of this.#retired.entries())
+        entries.set(`${KEY_USAGE_PREFIX}${name}`, entry);
     return entries;
   }
 
@@ -226,6 +240,13 @@ export class ClientKeys {
       if (state.shared) continue;
       const entry = saved.get(`${KEY_USAGE_PREFIX}${state.name}`);
       if (entry !== undefined) state.restore(entry);
+    }
+    if (this.#shared !== undefined) return;
+    // Keys the file holds and the config no longer has: kept, should they come back.
+    for (const [usageName, entry] of saved) {
+      if (!usageName.startsWith(KEY_USAGE_PREFIX)) continue;
+      const name = usageName.slice(KEY_USAGE_PREFIX.length);
+      if (!this.#byName.has(name)) this.#retired.keep(name, entry);
     }
   }
 
@@ -303,6 +324,12 @@ export class ClientKeys {
     this.#generation++;
     for (const listener of this.#listeners) listener();
   }
+}
+
+/** A key's usage to save: reservations of calls in flight are not credits spent yet. */
+function unreservedUsage(state: KeyState): QuotaEntry {
+  const { used, periodStart } = state.usage();
+  return { used: Math.max(0, used - state.reservedNow), periodStart };
 }
 
 /** The name a key's usage goes by in quotas.json and the shared ledger. */
