@@ -288,6 +288,21 @@ describe('refusals touch no node', () => {
     expect(ws.harness.mocks.a!.stats().byMethod.getSlot).toBe(1);
   });
 
+  it('closes a socket whose key is revoked (1008); a call sent before the close is never served', async () => {
+    await startKeyed();
+    const socket = await ws.open(`${ws.harness.wsUrl}/${KEY}`);
+    expect((await socket.call('getSlot')).result).toBeTypeOf('number');
+    const keys = ws.harness.cascade.server.keys;
+    keys.setRevoked(keys.byName('alpha')!, true);
+    // Sent before this client reads the close frame: the server reads it while closing.
+    socket.send(call('getSlot', 2));
+    expect(await socket.closed).toEqual({ code: 1008, reason: 'client key revoked' });
+    expect(ws.harness.mocks.a!.stats().byMethod.getSlot).toBe(1);
+    expect(await ws.harness.metrics()).toContain(
+      'rpc_key_requests_total{key="",outcome="revoked"} 1',
+    );
+  });
+
   it('books cache hits to nobody: a key pays only for what a node served', async () => {
     const cache = {
       enabled: true,

@@ -57,3 +57,34 @@ describe('ClientKeys.identify on a connection', () => {
     expect(reasonOf(keys.identify(ALICE, '10.0.0.9', socket))).toBe('failed_checks');
   });
 });
+
+describe('ClientKeys.onChange and recheck', () => {
+  it('tells listeners of every change of the keys in force, the fleet’s revokes included', () => {
+    const keys = new ClientKeys(
+      keysOf(clientKey('alice', ALICE), clientKey('bob', BOB)),
+      true,
+      new ManualClock(),
+    );
+    let changes = 0;
+    const off = keys.onChange(() => changes++);
+    keys.reconfigure(keysOf(clientKey('alice', ALICE_NEW), clientKey('bob', BOB)));
+    expect(changes).toBe(1);
+    expect(reasonOf(keys.recheck(ALICE))).toBe('unknown_key');
+    expect(reasonOf(keys.recheck(ALICE_NEW))).toBe('key:alice');
+    const bob = keys.byName('bob')!;
+    keys.setRevoked(bob, true);
+    keys.setRevoked(bob, true);
+    expect(changes).toBe(2);
+    expect(reasonOf(keys.recheck(BOB))).toBe('revoked');
+    // A worker told by its primary: the book replaced, bob no longer revoked.
+    const other = new ClientKeys(keysOf(clientKey('bob', BOB)), true, new ManualClock());
+    keys.applyOverrides(other.overrides());
+    expect(changes).toBe(3);
+    expect(reasonOf(keys.recheck(BOB))).toBe('key:bob');
+    keys.setBudget(bob, 10);
+    expect(changes).toBe(3);
+    off();
+    keys.reconfigure(keysOf());
+    expect(changes).toBe(3);
+  });
+});

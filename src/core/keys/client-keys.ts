@@ -23,6 +23,7 @@ import {
 } from './key-overrides.js';
 import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
 import { KeyState } from './key-state.js';
+import { RetiredUsage } from './retired-usage.js';
 
 /** Who a call is: a key, a keyless caller (undefined, when keys are optional), or a refusal. */
 export type Identified = KeyState | KeyRefusal | undefined;
@@ -64,6 +65,10 @@ export class ClientKeys {
    */
   readonly #byConnection = new WeakMap<object, ConnectionKey>();
   readonly #failed = new FailedChecks();
+  /** What keys removed this period spent (one server alone: shared usage is the ledger's). */
+  readonly #retired: RetiredUsage;
+  /** Told after the keys in force changed (the WebSocket side re-checks its open sessions). */
+  readonly #listeners = new Set<() => void>();
   /** Calls without a usable key, by outcome (`keyless`, `no_key`, `unknown_key`, …). */
   readonly unkeyed = new Map<string, number>();
   /** The operator's runtime changes (revoke, budget): this process's, or the fleet's. */
@@ -82,6 +87,7 @@ export class ClientKeys {
     private readonly wallNow: () => number = Date.now,
   ) {
     this.requireKey = requireKey;
+    this.#retired = new RetiredUsage(wallNow);
     this.reconfigure(keys);
   }
 
@@ -92,7 +98,7 @@ export class ClientKeys {
     const byName = new Map<string, KeyState>();
     for (const config of keys?.keys ?? []) {
       let state = this.#byName.get(config.name);
-      if (state === undefined) state = new KeyState(config, now, this.wallNow);
+      if (state === undefined) state = this.#newKey(config, now);
       else state.reconfigure(config, now);
       // A revoke names the secret (a rotation is not revoked); a runtime budget, the config's.
       this.#applyBook(state);
@@ -101,10 +107,44 @@ export class ClientKeys {
       byHash.set(config.sha256, state);
       byName.set(config.name, state);
     }
+    // A key removed keeps what it spent this period, for an entry of its name put back.
+    for (const [name, state] of this.#byName)
+      if (!byName.has(name) && !state.shared)
+        this.#retired.keep(name, unreservedUsage(state), state.config.resetDay);
     this.#byHash = byHash;
     this.#byName = byName;
-    this.#generation++;
     this.enabled = this.requireKey || byName.size > 0;
+    this.#changed();
+  }
+
+  /** A key new to this process: one removed earlier this period comes back with its usage. */
+  #newKey(config: ClientKeyConfig, now: number): KeyState {
+    const state = new KeyState(config, now, this.wallNow);
+    const retired = this.#retired.take(config.name);
+    if (retired !== undefined && this.#shared === undefined) state.restore(retired);
+    return state;
+  }
+
+  /**
+   * Calls `listener` after every change of the keys in force — a reload, a rotation, a removal,
+   * a revoke or its undoing, here or from the fleet — so a door that admitted a caller once (an
+   * open WebSocket) can check it again. Returns what takes the listener off.
+   */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Who `presented` is now, for a connection that passed with it before the keys changed: hashed
+   * and looked up as `identify` does, but counted as no failed check of its address (the caller
+   * guessed nothing: the operator changed the key under it).
+   */
+  recheck(presented: string | undefined): KeyState | KeyRefusal {
+    if (presented === undefined) return NO_KEY;
+    const state = this.#byHash.get(hash('sha256', presented, 'hex'));
+    if (state === undefined) return UNKNOWN_KEY;
+    return state.revoked ? REVOKED_KEY : state;
   }
 
   /**
@@ -186,13 +226,11 @@ export class ClientKeys {
     for (const state of this.#byName.values()) {
       // Shared usage is the ledger's, written with the nodes'.
       if (state.shared) continue;
-      const { used, periodStart } = state.usage();
-      // Reservations of calls in flight are not credits spent yet: never saved.
-      entries.set(`${KEY_USAGE_PREFIX}${state.name}`, {
-        used: Math.max(0, used - state.reservedNow),
-        periodStart,
-      });
+      entries.set(`${KEY_USAGE_PREFIX}${state.name}`, unreservedUsage(state));
     }
+    if (this.#shared === undefined)
+      for (const [name, entry] of this.#retired.entries())
+        entries.set(`${KEY_USAGE_PREFIX}${name}`, entry);
     return entries;
   }
 
@@ -202,6 +240,13 @@ export class ClientKeys {
       if (state.shared) continue;
       const entry = saved.get(`${KEY_USAGE_PREFIX}${state.name}`);
       if (entry !== undefined) state.restore(entry);
+    }
+    if (this.#shared !== undefined) return;
+    // Keys the file holds and the config no longer has: kept, should they come back.
+    for (const [usageName, entry] of saved) {
+      if (!usageName.startsWith(KEY_USAGE_PREFIX)) continue;
+      const name = usageName.slice(KEY_USAGE_PREFIX.length);
+      if (!this.#byName.has(name)) this.#retired.keep(name, entry);
     }
   }
 
@@ -235,7 +280,7 @@ export class ClientKeys {
   /** Revokes the key's secret (or takes the revoke back): in force here at once. */
   setRevoked(state: KeyState, revoked: boolean): void {
     this.book.set(revokeField(state.name, state.config.sha256), revoked ? '1' : '0');
-    this.#applyBook(state);
+    if (this.#applyBook(state)) this.#changed();
   }
 
   /** Sets the key's budget at runtime (undefined: the config's `monthly_credits` again). */
@@ -257,18 +302,34 @@ export class ClientKeys {
 
   /** Puts the book in force on every key (after the fleet's sync changed it). */
   refresh(): void {
-    for (const state of this.#byName.values()) this.#applyBook(state);
+    let changed = false;
+    for (const state of this.#byName.values()) changed = this.#applyBook(state) || changed;
+    if (changed) this.#changed();
   }
 
-  #applyBook(state: KeyState): void {
+  /** Puts the book in force on `state`; true when that revoked it or took a revoke back. */
+  #applyBook(state: KeyState): boolean {
     const revoked = this.book.value(revokeField(state.name, state.config.sha256)) === '1';
-    if (revoked !== state.revoked) this.#generation++;
+    const changed = revoked !== state.revoked;
     state.revoked = revoked;
     state.budgetOverride = budgetOverride(
       this.book.value(budgetField(state.name)),
       state.config.monthlyCredits,
     );
+    return changed;
   }
+
+  /** The keys in force changed: remembered connections hash again, listeners re-check. */
+  #changed(): void {
+    this.#generation++;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+/** A key's usage to save: reservations of calls in flight are not credits spent yet. */
+function unreservedUsage(state: KeyState): QuotaEntry {
+  const { used, periodStart } = state.usage();
+  return { used: Math.max(0, used - state.reservedNow), periodStart };
 }
 
 /** The name a key's usage goes by in quotas.json and the shared ledger. */

@@ -33,6 +33,8 @@ import {
 import { recordRequest } from '../serving/request-record.js';
 import { serveBatch } from '../serving/serve-batch.js';
 import { admitSubscription, type KeyedCaller } from '../serving/key-gate.js';
+import { isRefusal, type ClientKeys } from '../keys/client-keys.js';
+import { UNKNOWN_KEY, chainRefusal, type KeyRefusal } from '../keys/key-refusal.js';
 import { servedResult } from '../serving/serve-request.js';
 import { CanonicalJsonError, canonicalJson } from './canonical-json.js';
 import type { SharedSubscription, Subscriber } from './shared-subscription.js';
@@ -44,12 +46,21 @@ import type { GatewayContext } from './gateway-context.js';
 export const CLOSE_POLICY_VIOLATION = 1008;
 const TEXT_FRAME = { binary: false } as const;
 
+/** The close frame's reason when a session's key stopped passing (at most 123 bytes). */
+function closeReasonOf(refusal: KeyRefusal): string {
+  if (refusal.reason === 'revoked') return 'client key revoked';
+  if (refusal.reason === 'chain') return 'client key no longer valid on this chain';
+  return 'client key no longer valid';
+}
+
 /** A connected client. */
 export class ClientSession implements Subscriber {
   readonly subscriptions = new Map<string, SharedSubscription>();
   pendingSubscribes = 0;
   readonly #bucket: TokenBucket;
   #closed = false;
+  /** Set when the key this session passed with no longer does (it is closing). */
+  #keyRefused: { readonly refusal: KeyRefusal; readonly keys: ClientKeys } | undefined;
 
   constructor(
     readonly socket: WebSocket,
@@ -58,6 +69,8 @@ export class ClientSession implements Subscriber {
     readonly ctx: GatewayContext,
     /** The client key the upgrade presented (undefined: keyless, or keys are off). */
     readonly caller?: KeyedCaller,
+    /** The secret the upgrade presented (checked again when the keys in force change). */
+    readonly presented?: string,
   ) {
     this.#bucket = new TokenBucket(ctx.limits.messagesPerSecond, ctx.route.clock.now());
     // Text and binary frames alike carry JSON text.
@@ -98,11 +111,39 @@ export class ClientSession implements Subscriber {
     recordRequest(this.ctx, refused.outcome, startedAt);
   }
 
+  /**
+   * The keys in force changed (reload, rotation, removal, revoke): a session admitted with a key
+   * checks its secret again, on `chain`. One that no longer passes ends its subscriptions and is
+   * closed with 1008 naming why; one that still passes is left alone.
+   */
+  recheckKey(keys: ClientKeys, chain: string): void {
+    const caller = this.caller;
+    if (caller === undefined || this.#closed) return;
+    const now = keys.recheck(this.presented);
+    // The secret names another key now (a reload moved it): not the key this session was let in as.
+    const refusal = isRefusal(now)
+      ? now
+      : now !== caller.key
+        ? UNKNOWN_KEY
+        : chainRefusal(now, chain);
+    if (refusal === undefined) return;
+    this.#keyRefused = { refusal, keys };
+    // The upstream lets go now, not after the client's close handshake.
+    this.ctx.hub.detachAll(this);
+    this.close(CLOSE_POLICY_VIOLATION, closeReasonOf(refusal));
+  }
+
   #onMessage(data: Buffer): void {
     const now = this.ctx.route.clock.now();
     const parsed = parseRequest(data, this.ctx.registry);
     if (!parsed.ok) return this.#refuse(parseRefusal(parsed.problem), parsed.idJson, now);
     const request = parsed.request;
+    const refused = this.#keyRefused;
+    if (refused !== undefined) {
+      // A call that slipped in before the client read the close: refused as HTTP refuses it.
+      refused.keys.countUnkeyed(refused.refusal.reason);
+      return this.#refuse(refused.refusal, request.batch ? 'null' : readIdJson(request), now);
+    }
     if (this.#isKeepAlive(request)) return;
     if (this.#bucket.tryTake(now) > 0) {
       const refused = tooManyMessages(this.ctx.limits.messagesPerSecond);

@@ -13,6 +13,7 @@ import { callerOf, isCallerRefusal } from '../http/key-caller.js';
 import type { ServedChain, ServedChains } from '../http/served-chains.js';
 import { pathOf } from '../http/url-path.js';
 import type { ClientKeys } from '../keys/client-keys.js';
+import { presentedKey } from '../keys/presented-key.js';
 import type { KeyedCaller } from '../serving/key-gate.js';
 import type { GatewayCounters, WsLimits } from './gateway-context.js';
 
@@ -23,6 +24,8 @@ export type AcceptUpgrade = (
   req: IncomingMessage,
   caller: KeyedCaller | undefined,
   chain: ServedChain,
+  /** The secret the caller passed with (kept to check it again when the keys change). */
+  presented: string | undefined,
 ) => void;
 
 /** What the gate checks against, and where it sends a socket that passes. */
@@ -199,8 +202,11 @@ export class UpgradeGate {
     });
     const chain = hit.target;
     const accept = this.#options.accept;
+    // Read again (not on the HTTP path): the session re-checks it when the keys in force change.
+    const presented =
+      caller === undefined ? undefined : presentedKey(hit.key, req.url, req.headers);
     this.#wss.handleUpgrade(req, socket, head, (ws: WebSocket) =>
-      accept(ws, ip, req, caller, chain),
+      accept(ws, ip, req, caller, chain, presented),
     );
   }
 }

@@ -77,6 +77,8 @@ export class WsGateway {
   #port: number | undefined;
   #tick: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
+  /** Takes the gateway off the keys' change listeners. */
+  readonly #unlistenKeys: (() => void) | undefined;
 
   private constructor(private readonly options: WsGatewayOptions) {
     this.#tuning = { ...DEFAULT_WS_TUNING, ...options.tuning };
@@ -90,8 +92,12 @@ export class WsGateway {
       corsOrigins: options.server.corsOrigins,
       limits,
       counters: this.#counters,
-      accept: (ws, ip, req, caller, chain) => this.#accept(ws, ip, req, caller, chain),
+      accept: (ws, ip, req, caller, chain, presented) =>
+        this.#accept(ws, ip, req, caller, chain, presented),
     });
+    // A reload, rotation, removal or revoke reaches the sockets already open, not only new calls.
+    const keys = options.keys;
+    this.#unlistenKeys = keys?.onChange(() => this.#recheckKeys(keys));
     this.#tick = setInterval(() => this.#onTick(), this.#tuning.tickMs);
     this.#tick.unref();
   }
@@ -162,6 +168,12 @@ export class WsGateway {
     return wsSnapshot(this.#sessions.size, this.#counters, parts);
   }
 
+  /** Every open session admitted with a key checks it again; one that no longer passes closes. */
+  #recheckKeys(keys: ClientKeys): void {
+    for (const { chain, sessions } of this.#chains.values())
+      for (const session of sessions) session.recheckKey(keys, chain.name);
+  }
+
   #onTick(): void {
     this.#syncChains();
     for (const sockets of this.#chains.values()) sockets.hub.tick();
@@ -216,6 +228,7 @@ export class WsGateway {
   async #close(): Promise<void> {
     // Every later upgrade, on either listener, is refused with 503 (shutting_down).
     this.#gate.close();
+    this.#unlistenKeys?.();
     clearInterval(this.#tick);
     this.options.listener.off('upgrade', this.#gate.onUpgrade);
     for (const sockets of this.#chains.values()) sockets.hub.close();
@@ -241,6 +254,7 @@ export class WsGateway {
     req: IncomingMessage,
     caller: KeyedCaller | undefined,
     chain: ServedChain,
+    presented: string | undefined,
   ): void {
     // A chain a reload just added gets its sockets now; one it just removed is not served.
     const served = this.options.chains.get(chain.name) === chain;
@@ -249,7 +263,7 @@ export class WsGateway {
       ws.close(CLOSE_SERVICE_RESTART, 'cascade is restarting');
       return;
     }
-    const session = new ClientSession(ws, ip, forwardHeaders(req), sockets.ctx, caller);
+    const session = new ClientSession(ws, ip, forwardHeaders(req), sockets.ctx, caller, presented);
     this.#sessions.add(session);
     sockets.sessions.add(session);
     ws.once('close', () => {
@@ -257,5 +271,8 @@ export class WsGateway {
       sockets.sessions.delete(session);
       session.disposed();
     });
+    // The keys may have changed between the upgrade's check and the handshake's end.
+    const keys = this.options.keys;
+    if (caller !== undefined && keys !== undefined) session.recheckKey(keys, chain.name);
   }
 }
