@@ -5,7 +5,7 @@
  * and the running node set stays; a success is one line saying what changed. `[server]` and
  * `[cluster]` changes need a restart and are reported, not applied.
  */
-import { keyPeriods } from './keys/client-keys.js';
+import { keyPeriods } from './keys/key-periods.js';
 import type { Logger } from 'pino';
 import type { Config, LoadResult } from './config/types.js';
 import { accountNameOf } from './config/accounts-section.js';

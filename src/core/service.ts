@@ -16,7 +16,7 @@ import { keyOverrideSync } from './cluster/key-override-sync.js';
 import { topologyTarget } from './cluster/topology-target.js';
 import type { AdminServer } from './http/admin-server.js';
 import { ProxyServer } from './http/server.js';
-import { keyPeriods } from './keys/client-keys.js';
+import { keyPeriods } from './keys/key-periods.js';
 import type { ProxyMetrics } from './metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
 import type { RolloverEvent } from './quota/rollover.js';

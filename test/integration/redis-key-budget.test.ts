@@ -12,7 +12,8 @@ import { RedisCoordinator, type ShareTarget } from '../../src/core/cluster/redis
 import { readSharedUsage } from '../../src/core/cluster/shared-quota.js';
 import type { ClusterConfig, Config, NodeConfig } from '../../src/core/config/types.js';
 import { keyRowsFromFile } from '../../src/commands/quota-keys.js';
-import { ClientKeys, keyPeriods } from '../../src/core/keys/client-keys.js';
+import { ClientKeys } from '../../src/core/keys/client-keys.js';
+import { keyPeriods } from '../../src/core/keys/key-periods.js';
 import type { KeyState } from '../../src/core/keys/key-state.js';
 import { periodStart } from '../../src/core/quota/billing-period.js';
 import { SharedUsageLedger } from '../../src/core/quota/shared-usage-ledger.js';

@@ -13,7 +13,8 @@ import { coordinatedNodes } from '../../src/core/cluster/coordinated-nodes.js';
 import { keyOverrideSync } from '../../src/core/cluster/key-override-sync.js';
 import { RedisCoordinator, type ShareTarget } from '../../src/core/cluster/redis-coordinator.js';
 import type { ClusterConfig } from '../../src/core/config/types.js';
-import { ClientKeys, isRefusal, keyPeriods } from '../../src/core/keys/client-keys.js';
+import { ClientKeys, isRefusal } from '../../src/core/keys/client-keys.js';
+import { keyPeriods } from '../../src/core/keys/key-periods.js';
 import { SharedUsageLedger } from '../../src/core/quota/shared-usage-ledger.js';
 import { clientKey, keysOf } from '../support/client-keys.js';
 import {

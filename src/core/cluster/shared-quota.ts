@@ -4,7 +4,7 @@
  */
 import { accountEntries } from '../config/config-chains.js';
 import type { Config } from '../config/types.js';
-import { keyPeriods } from '../keys/client-keys.js';
+import { keyPeriods } from '../keys/key-periods.js';
 import type { PeriodNode } from '../quota/rollover.js';
 import { CascadeError } from '../errors.js';
 import { periodStart, utcDay } from '../quota/billing-period.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clientKey } from '../../../test/support/client-keys.js';
-import { keyPeriods } from '../keys/client-keys.js';
+import { keyPeriods } from '../keys/key-periods.js';
 import { LocalUsageLedger } from '../quota/usage-ledger.js';
 import { coordinatedNodes } from './coordinated-nodes.js';
 import { WorkerHub, type WorkerSync } from './worker-hub.js';

@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { KEY_USAGE_PREFIX } from '../config/key-exposure.js';
 import type { ClientKeyConfig, KeysConfig } from '../config/key-types.js';
 import type { KeySample } from '../metrics.js';
-import type { PeriodNode } from '../quota/rollover.js';
+import { keyUsageName } from './key-periods.js';
 import type { QuotaEntry, QuotaSnapshot, UsageLedger } from '../quota/usage-ledger.js';
 import { FailedChecks } from './failed-checks.js';
 import type { KeyDemand, KeyShare } from './key-limits.js';
@@ -22,29 +22,12 @@ import {
   type KeyOverrides,
 } from './key-overrides.js';
 import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
+import { ConnectionKeys } from './connection-keys.js';
 import { KeyState } from './key-state.js';
 import { RetiredUsage } from './retired-usage.js';
 
 /** Who a call is: a key, a keyless caller (undefined, when keys are optional), or a refusal. */
 export type Identified = KeyState | KeyRefusal | undefined;
-
-/** The last key a connection presented and passed with, while the keys in force are unchanged. */
-interface ConnectionKey {
-  readonly presented: string;
-  readonly state: KeyState;
-  readonly generation: number;
-}
-
-/**
- * Whether two presented keys are the same, in a time that depends on their length alone (a
- * key's length says nothing: every `cascade key new` key has the same one).
- */
-function sameSecret(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
 
 /** The keys of one process (every door of it shares them). */
 export class ClientKeys {
@@ -53,17 +36,8 @@ export class ClientKeys {
   readonly requireKey: boolean;
   #byHash = new Map<string, KeyState>();
   #byName = new Map<string, KeyState>();
-  /**
-   * Bumped whenever which secret maps to which key may have changed (a reload, a revoke): a
-   * connection's remembered key is checked again (hashed) after it.
-   */
-  #generation = 0;
-  /**
-   * Per connection, the key it last passed with: a client sends the same key on every request
-   * of a keep-alive connection, and comparing it with the one it sent before (constant time,
-   * both the caller's own) skips the hash. Weak: gone with the connection.
-   */
-  readonly #byConnection = new WeakMap<object, ConnectionKey>();
+  /** Each connection's last key (a keep-alive connection's repeat skips the hash). */
+  readonly #connections = new ConnectionKeys();
   readonly #failed = new FailedChecks();
   /** What keys removed this period spent (one server alone: shared usage is the ledger's). */
   readonly #retired: RetiredUsage;
@@ -194,14 +168,8 @@ export class ClientKeys {
     const wait = this.#failed.size === 0 ? 0 : this.#failed.waitOf(ip, this.clock.now());
     if (wait > 0) return failedChecks(wait);
     if (connection !== undefined) {
-      const known = this.#byConnection.get(connection);
-      if (
-        known !== undefined &&
-        known.generation === this.#generation &&
-        sameSecret(known.presented, presented)
-      ) {
-        return known.state;
-      }
+      const known = this.#connections.known(connection, presented);
+      if (known !== undefined) return known;
     }
     // crypto.hash: one call, no Hash object (a third of createHash's cost for a key's length).
     const state = this.#byHash.get(hash('sha256', presented, 'hex'));
@@ -209,9 +177,7 @@ export class ClientKeys {
       this.#failed.failed(ip, this.clock.now());
       return state === undefined ? UNKNOWN_KEY : REVOKED_KEY;
     }
-    if (connection !== undefined) {
-      this.#byConnection.set(connection, { presented, state, generation: this.#generation });
-    }
+    if (connection !== undefined) this.#connections.remember(connection, presented, state);
     return state;
   }
 
@@ -321,7 +287,7 @@ export class ClientKeys {
 
   /** The keys in force changed: remembered connections hash again, listeners re-check. */
   #changed(): void {
-    this.#generation++;
+    this.#connections.forgetAll();
     for (const listener of this.#listeners) listener();
   }
 }
@@ -330,37 +296,6 @@ export class ClientKeys {
 function unreservedUsage(state: KeyState): QuotaEntry {
   const { used, periodStart } = state.usage();
   return { used: Math.max(0, used - state.reservedNow), periodStart };
-}
-
-/** The name a key's usage goes by in quotas.json and the shared ledger. */
-export function keyUsageName(name: string): string {
-  return `${KEY_USAGE_PREFIX}${name}`;
-}
-
-/**
- * A key as the processes that share it see it: its usage counter (its own billing day) and the
- * limits they split between them (undefined: none).
- */
-export interface KeyCounter extends PeriodNode {
-  readonly rpsLimit: number | undefined;
-  readonly concurrentLimit: number | undefined;
-  readonly perIpLimit: number | undefined;
-}
-
-/** The keys' counters and limits (each key has its own reset day). */
-export function keyPeriods(
-  keys: readonly Pick<
-    ClientKeyConfig,
-    'name' | 'resetDay' | 'rpsLimit' | 'maxConcurrent' | 'perIpRps'
-  >[],
-): KeyCounter[] {
-  return keys.map((key) => ({
-    name: keyUsageName(key.name),
-    resetDay: key.resetDay,
-    rpsLimit: key.rpsLimit,
-    concurrentLimit: key.maxConcurrent,
-    perIpLimit: key.perIpRps,
-  }));
 }
 
 /** Narrows what `identify` returned. */
