@@ -129,7 +129,13 @@ describe.skipIf(unavailable !== undefined)(
       const [from] = (await ahead!.call('eth_accounts')) as string[];
       // PUSH1 42 PUSH1 0 MSTORE; PUSH1 1 (topic) PUSH1 32 PUSH1 0 LOG1; STOP
       const data = '0x602a600052600160206000a100';
-      await ahead!.call('eth_sendTransaction', [{ from, data, gas: '0x30000' }]);
+      const tx = await ahead!.call('eth_sendTransaction', [{ from, data, gas: '0x30000' }]);
+      // anvil answers with the hash before its block is sealed: wait for the receipt (a busy
+      // machine can take a while), so the head read next includes it.
+      for (let i = 0; i < 200; i++) {
+        if ((await ahead!.call('eth_getTransactionReceipt', [tx])) !== null) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
       const top = await head();
       expect(top - mined).toBe(3);
       // Old samples expire; traffic (and 50% sampling) shows both heads again.
