@@ -12,40 +12,21 @@
  *
  * Skips, saying why, where anvil cannot run.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { anvilUnavailable, startAnvil, type Anvil } from '../support/anvil.js';
-import { mineLogs, type LoggedChain } from '../support/anvil-logs.js';
+import { describe, expect, it } from 'vitest';
+import { anvilUnavailable } from '../support/anvil.js';
+import { useLoggedAnvil } from '../support/anvil-logs.js';
 import { startLogsLimitProxy, type LogsLimitProxy } from '../support/logs-limit-proxy.js';
-import { startLogsStage, type LogsStage } from '../support/logs-stage.js';
-import { closeUpstreams } from '../support/upstreams.js';
+import { startLogsStage } from '../support/logs-stage.js';
 
 const unavailable = anvilUnavailable();
 const LIMIT = 50;
 const hex = (n: number): string => `0x${n.toString(16)}`;
 
-let anvil: Anvil | undefined;
-let chain: LoggedChain;
-let stage: LogsStage | undefined;
-
-beforeAll(async () => {
-  if (unavailable !== undefined) return;
-  anvil = await startAnvil([]);
-  chain = await mineLogs(anvil, 300, 10);
-}, 120_000);
-
-afterEach(async () => {
-  await stage?.close();
-  stage = undefined;
-  await closeUpstreams();
-});
-
-afterAll(async () => {
-  await anvil?.stop();
-});
+const logged = useLoggedAnvil(unavailable, [], 300, 10);
 
 /** What anvil itself answers `filter`: its result, or its error. */
 async function direct(filter: Record<string, unknown>): Promise<unknown> {
-  const response = await fetch(anvil!.url, {
+  const response = await fetch(logged.anvil!.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [filter] }),
@@ -55,21 +36,26 @@ async function direct(filter: Record<string, unknown>): Promise<unknown> {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function getLogs(filter: Record<string, unknown>): Promise<{ status: number; json: any }> {
-  return stage!.post({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [filter] });
+  return logged.stage!.post({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [filter] });
 }
 
 /** Traffic that shows cascade the chain's head (a client's eth_blockNumber), as a live one has. */
 async function showHead(): Promise<void> {
-  const reply = await stage!.post({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] });
-  expect(reply.json.result).toBe(hex(chain.head));
+  const reply = await logged.stage!.post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'eth_blockNumber',
+    params: [],
+  });
+  expect(reply.json.result).toBe(hex(logged.chain.head));
 }
 
 /** One node in front of anvil refusing ranges over LIMIT blocks, its limit known to cascade. */
 async function limitedStage(
   extra: { monthlyLimit?: number; maxLogsBlockRange?: number } = {},
 ): Promise<LogsLimitProxy> {
-  const proxy = await startLogsLimitProxy(anvil!.url, { shape: 'alchemy', limit: LIMIT });
-  stage = await startLogsStage(
+  const proxy = await startLogsLimitProxy(logged.anvil!.url, { shape: 'alchemy', limit: LIMIT });
+  logged.stage = await startLogsStage(
     [
       {
         name: 'alchemy',
@@ -100,50 +86,52 @@ describe.skipIf(unavailable !== undefined)(`eth_getLogs past the head ${unavaila
   it('answers a range reaching past the head as anvil does: the logs up to its head', async () => {
     const proxy = await limitedStage();
     await showHead();
-    const filter = { fromBlock: '0x0', toBlock: hex(chain.head + 700) };
+    const filter = { fromBlock: '0x0', toBlock: hex(logged.chain.head + 700) };
     const own = (await direct(filter)) as { result: unknown[] };
     // anvil asked the whole range at once answers up to its head.
-    expect(own.result.length).toBe(chain.logBlocks.length * 2);
+    expect(own.result.length).toBe(logged.chain.logBlocks.length * 2);
     const reply = await getLogs(filter);
     expect(reply.json.error).toBeUndefined();
     expect(reply.json.result).toEqual(own.result);
     // No chunk starts past the head; the chunks up to it cover it once.
-    expect(proxy.asked.every(([from]) => from <= chain.head)).toBe(true);
+    expect(proxy.asked.every(([from]) => from <= logged.chain.head)).toBe(true);
     expect(proxy.refused).toEqual([]);
     expect(
       proxy.asked
         .map(([, to]) => to)
         .sort((a, b) => a - b)
         .at(-1),
-    ).toBe(chain.head);
-    expect(proxy.asked).toHaveLength(Math.ceil((chain.head + 1) / LIMIT));
+    ).toBe(logged.chain.head);
+    expect(proxy.asked).toHaveLength(Math.ceil((logged.chain.head + 1) / LIMIT));
   });
 
   it("keeps the client's toBlock on the last chunk when the node takes it whole", async () => {
     const proxy = await limitedStage();
     await showHead();
     // 60 blocks up to the head (two chunks of 30), 10 past it.
-    const filter = { fromBlock: hex(chain.head - 59), toBlock: hex(chain.head + 10) };
+    const filter = { fromBlock: hex(logged.chain.head - 59), toBlock: hex(logged.chain.head + 10) };
     const own = (await direct(filter)) as { result: unknown[] };
     const reply = await getLogs(filter);
     expect(reply.json.result).toEqual(own.result);
     expect([...proxy.asked].sort((a, b) => a[0] - b[0])).toEqual([
-      [chain.head - 59, chain.head - 30],
-      [chain.head - 29, chain.head + 10],
+      [logged.chain.head - 59, logged.chain.head - 30],
+      [logged.chain.head - 29, logged.chain.head + 10],
     ]);
   });
 
   it('sends a range starting past the head once, as written', async () => {
     // The node takes any range (no rule), but cascade knows a limit of 50: it would plan a split.
-    const proxy = await startLogsLimitProxy(anvil!.url, undefined);
-    stage = await startLogsStage([{ name: 'plain', url: proxy.url, maxLogsBlockRange: LIMIT }]);
+    const proxy = await startLogsLimitProxy(logged.anvil!.url, undefined);
+    logged.stage = await startLogsStage([
+      { name: 'plain', url: proxy.url, maxLogsBlockRange: LIMIT },
+    ]);
     await showHead();
-    const filter = { fromBlock: hex(chain.head + 5), toBlock: hex(chain.head + 500) };
+    const filter = { fromBlock: hex(logged.chain.head + 5), toBlock: hex(logged.chain.head + 500) };
     const own = (await direct(filter)) as Record<string, unknown>;
     const reply = await getLogs(filter);
     expect(reply.json.error ?? null).toEqual(own.error ?? null);
     expect(reply.json.result ?? null).toEqual(own.result ?? null);
-    expect(proxy.asked).toEqual([[chain.head + 5, chain.head + 500]]);
+    expect(proxy.asked).toEqual([[logged.chain.head + 5, logged.chain.head + 500]]);
   });
 
   it('prices the plan up to the head: a split the quota holds is not refused', async () => {
@@ -151,13 +139,13 @@ describe.skipIf(unavailable !== undefined)(`eth_getLogs past the head ${unavaila
     const proxy = await limitedStage({ monthlyLimit: 200 });
     await showHead();
     const filter = { fromBlock: '0x0', toBlock: hex(10_000) };
-    const own = (await direct({ fromBlock: '0x0', toBlock: hex(chain.head) })) as {
+    const own = (await direct({ fromBlock: '0x0', toBlock: hex(logged.chain.head) })) as {
       result: unknown[];
     };
     const reply = await getLogs(filter);
     expect(reply.json.error).toBeUndefined();
     expect(reply.json.result).toEqual(own.result);
-    expect(proxy.asked).toHaveLength(Math.ceil((chain.head + 1) / LIMIT));
+    expect(proxy.asked).toHaveLength(Math.ceil((logged.chain.head + 1) / LIMIT));
   });
 });
 
@@ -210,9 +198,12 @@ describe.skipIf(unavailable !== undefined)(
   `eth_getLogs past a node that would refuse it ${unavailable ?? ''}`,
   () => {
     it('sends the range whole to the next node that takes it, never to the one that refuses it', async () => {
-      const refusing = await startLogsLimitProxy(anvil!.url, { shape: 'alchemy', limit: 100 });
-      const taking = await startLogsLimitProxy(anvil!.url, undefined);
-      stage = await startLogsStage([
+      const refusing = await startLogsLimitProxy(logged.anvil!.url, {
+        shape: 'alchemy',
+        limit: 100,
+      });
+      const taking = await startLogsLimitProxy(logged.anvil!.url, undefined);
+      logged.stage = await startLogsStage([
         // 513 blocks are 6 queries of at most 100 here, 450 credits: over its 380 before spillover.
         {
           name: 'fake-alchemy',

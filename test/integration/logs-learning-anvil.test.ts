@@ -8,40 +8,21 @@
  * GET /admin/nodes and survives a reload, and a range-limited provider is then never sent a
  * range it refuses. Skips, saying why, where anvil cannot run.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LogsLimitShape } from '../../src/mock/index.js';
-import { anvilUnavailable, startAnvil, type Anvil } from '../support/anvil.js';
-import { mineLogs, type LoggedChain } from '../support/anvil-logs.js';
+import { anvilUnavailable } from '../support/anvil.js';
+import { useLoggedAnvil } from '../support/anvil-logs.js';
 import { startLogsLimitProxy } from '../support/logs-limit-proxy.js';
 import { startLogsStage, type LogsStage, type StageNode } from '../support/logs-stage.js';
 import { metricValue } from '../support/routing-config.js';
-import { closeUpstreams } from '../support/upstreams.js';
 
 const unavailable = anvilUnavailable();
 const GENESIS = 27_000;
 const hex = (n: number): string => `0x${n.toString(16)}`;
 
-let anvil: Anvil | undefined;
-let chain: LoggedChain;
-let stage: LogsStage | undefined;
+const logged = useLoggedAnvil(unavailable, ['--number', String(GENESIS)], 3000, 100);
 
-beforeAll(async () => {
-  if (unavailable !== undefined) return;
-  anvil = await startAnvil(['--number', String(GENESIS)]);
-  chain = await mineLogs(anvil, 3000, 100);
-}, 120_000);
-
-afterEach(async () => {
-  await stage?.close();
-  stage = undefined;
-  await closeUpstreams();
-});
-
-afterAll(async () => {
-  await anvil?.stop();
-});
-
-const FILTER = () => ({ fromBlock: '0x1', toBlock: hex(chain.head) });
+const FILTER = () => ({ fromBlock: '0x1', toBlock: hex(logged.chain.head) });
 
 /** One provider's words, its limit, and what cascade learns: blocks per query or logs. */
 const CASES: ReadonlyArray<readonly [LogsLimitShape, number, 'block_range' | 'results']> = [
@@ -72,11 +53,13 @@ describe.skipIf(unavailable !== undefined)(
     it.each(CASES)(
       '%s at %i teaches %s, and the first request is answered whole',
       async (shape, limit, kind) => {
-        const proxy = await startLogsLimitProxy(anvil!.url, { shape, limit });
+        const proxy = await startLogsLimitProxy(logged.anvil!.url, { shape, limit });
         const node: StageNode = { name: 'p', tier: 0, url: proxy.url };
-        const s = (stage = await startLogsStage([node], { server: { enableMetrics: true } }));
-        const direct = await anvil!.call('eth_getLogs', [FILTER()]);
-        expect((direct as unknown[]).length).toBe(chain.logBlocks.length * 2);
+        const s = (logged.stage = await startLogsStage([node], {
+          server: { enableMetrics: true },
+        }));
+        const direct = await logged.anvil!.call('eth_getLogs', [FILTER()]);
+        expect((direct as unknown[]).length).toBe(logged.chain.logBlocks.length * 2);
 
         expect(await getLogs(s, 1)).toEqual(direct);
         expect(proxy.refused.length).toBeGreaterThan(0);
@@ -106,16 +89,16 @@ describe.skipIf(unavailable !== undefined)(
     );
 
     it('a node with a known limit is passed over for a range it cannot take, with no penalty', async () => {
-      const narrow = await startLogsLimitProxy(anvil!.url, { shape: 'alchemy', limit: 500 });
-      const open = await startLogsLimitProxy(anvil!.url, undefined);
-      const s = (stage = await startLogsStage(
+      const narrow = await startLogsLimitProxy(logged.anvil!.url, { shape: 'alchemy', limit: 500 });
+      const open = await startLogsLimitProxy(logged.anvil!.url, undefined);
+      const s = (logged.stage = await startLogsStage(
         [
           { name: 'narrow', tier: 0, url: narrow.url },
           { name: 'open', tier: 1, url: open.url, prices: { eth_getLogs: 50 } },
         ],
         { server: { enableMetrics: true } },
       ));
-      const direct = await anvil!.call('eth_getLogs', [FILTER()]);
+      const direct = await logged.anvil!.call('eth_getLogs', [FILTER()]);
       // Unknown limits: the cheap node refuses, the next one answers; nobody is penalized.
       expect(await getLogs(s, 1)).toEqual(direct);
       expect(narrow.refused).toHaveLength(1);
@@ -129,7 +112,7 @@ describe.skipIf(unavailable !== undefined)(
       open.reset();
       expect(await getLogs(s, 2)).toEqual(direct);
       expect(narrow.refused).toEqual([]);
-      expect(narrow.asked).toHaveLength(Math.ceil(chain.head / 500));
+      expect(narrow.asked).toHaveLength(Math.ceil(logged.chain.head / 500));
       expect(open.asked).toEqual([]);
     });
   },

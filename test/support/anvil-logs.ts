@@ -4,7 +4,10 @@
  * (n, topic 2) — in one transaction, so a wide range holds logs spread over many blocks, and a
  * block holds more than one log (their order within the block must survive a split).
  */
-import type { Anvil } from './anvil.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startAnvil, type Anvil } from './anvil.js';
+import type { LogsStage } from './logs-stage.js';
+import { closeUpstreams } from './upstreams.js';
 
 const TOPIC_A = '0x0000000000000000000000000000000000000000000000000000000000000001';
 
@@ -43,4 +46,44 @@ export async function mineLogs(anvil: Anvil, blocks: number, every: number): Pro
     }
   }
   return { logBlocks, head, topic: TOPIC_A };
+}
+
+/** A test file's logged anvil and the cascade stage of its current test. */
+export interface LoggedAnvil {
+  anvil: Anvil | undefined;
+  /** Set once anvil is mined (read it only where anvil is available). */
+  chain: LoggedChain;
+  /** The test's stage: closed (with the upstreams the test started) after each test. */
+  stage: LogsStage | undefined;
+}
+
+/**
+ * Starts one anvil for the file (`args`), mines `blocks` with logs every `every`, and after each
+ * test closes its stage and upstreams; stops anvil at the end. Nothing runs when `unavailable`.
+ */
+export function useLoggedAnvil(
+  unavailable: string | undefined,
+  args: string[],
+  blocks: number,
+  every: number,
+): LoggedAnvil {
+  const fixture: LoggedAnvil = {
+    anvil: undefined,
+    chain: { logBlocks: [], head: -1, topic: TOPIC_A },
+    stage: undefined,
+  };
+  beforeAll(async () => {
+    if (unavailable !== undefined) return;
+    fixture.anvil = await startAnvil(args);
+    fixture.chain = await mineLogs(fixture.anvil, blocks, every);
+  }, 120_000);
+  afterEach(async () => {
+    await fixture.stage?.close();
+    fixture.stage = undefined;
+    await closeUpstreams();
+  });
+  afterAll(async () => {
+    await fixture.anvil?.stop();
+  });
+  return fixture;
 }
