@@ -61,6 +61,29 @@ describe('planReload', () => {
     expect(plan.diff).toEqual({ added: ['c1'], removed: ['b1'], changed: [] });
   });
 
+  it('lists client keys added, removed and changed, naming a new secret without its hash', () => {
+    const server = '[server]\nhost = "127.0.0.1"\nport = 3000\n';
+    const nodes = `[[nodes]]\n${Object.entries(nodeFields('n'))
+      .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
+      .join('\n')}\n`;
+    const key = (name: string, hash: string, extra = '') =>
+      `[[keys]]\nname = "${name}"\nkey_sha256 = "${hash.repeat(64)}"\n${extra}\n`;
+    const running = configOf(
+      dir.load(`${server}${nodes}${key('web', 'a')}${key('api', 'b')}${key('old', 'c')}`),
+    );
+    const next = dir.load(
+      `${server}${nodes}${key('web', 'd', 'rps_limit = 5\nmethods = ["get*"]')}${key('api', 'b')}${key('new', 'e')}`,
+    );
+    const plan = planReload(running, next);
+    if (!plan.ok) throw new Error(JSON.stringify(plan.problems));
+    expect(plan.beyondNodes).toEqual([
+      'key web: secret, methods, rps_limit',
+      'key new added',
+      'key old removed',
+    ]);
+    expect(plan.beyondNodes.join()).not.toContain('d'.repeat(64));
+  });
+
   it('names changed [server] keys by their TOML names and keeps the running [server]', () => {
     const running = configOf(dir.loadServer({ admin_port: 4001, max_batch_size: 10 }));
     const next = dir.loadServer({ admin_port: 4002, max_batch_size: 20 });

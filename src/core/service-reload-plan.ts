@@ -19,7 +19,10 @@ export type ReloadPlan =
       /** The config to put in force: the new file's, with `[server]` and `[cluster]` as running. */
       readonly next: Config;
       readonly diff: TopologyDiff;
-      /** Chains and accounts added, removed or changed (`chain base added`, `account a: rps_limit`). */
+      /**
+       * Chains, accounts and client keys added, removed or changed (`chain base added`,
+       * `account a: rps_limit`, `key web: secret`).
+       */
       readonly beyondNodes: readonly string[];
       /** `[server]` keys (TOML names, `server.x`) and `[cluster]` that changed and wait for a restart. */
       readonly needsRestart: readonly string[];
@@ -58,6 +61,25 @@ const ACCOUNT_FIELDS = {
   spilloverPercent: 'spillover_percent',
 } as const;
 
+/** A key's fields by TOML name; a new secret reads `secret`, never its value or hash. */
+const KEY_FIELDS = {
+  sha256: 'secret',
+  allow: 'methods',
+  deny: 'methods',
+  rpsLimit: 'rps_limit',
+  maxConcurrent: 'max_concurrent',
+  monthlyCredits: 'monthly_credits',
+  resetDay: 'reset_day',
+  origins: 'origins',
+  perIpRps: 'per_ip_rps',
+  maxBatchSize: 'max_batch_size',
+  maxSubscriptions: 'max_subscriptions',
+  chains: 'chains',
+  params: 'params',
+  requiredFilters: 'required_filters',
+  maxAnswerBytes: 'max_answer_bytes',
+} as const;
+
 /** `kind NAME added|removed`, and `kind NAME: field, field` for the named entries that changed. */
 function diffNamed<T extends { readonly name: string }>(
   kind: string,
@@ -80,7 +102,9 @@ function diffNamed<T extends { readonly name: string }>(
         JSON.stringify(entry[key] ?? null, mapsAsEntries),
     );
     if (changed.length > 0)
-      lines.push(`${kind} ${entry.name}: ${changed.map((key) => fields[key]).join(', ')}`);
+      lines.push(
+        `${kind} ${entry.name}: ${[...new Set(changed.map((key) => fields[key]))].join(', ')}`,
+      );
   }
   for (const entry of before)
     if (!kept.has(entry.name)) lines.push(`${kind} ${entry.name} removed`);
@@ -112,6 +136,7 @@ export function planReload(running: Config, loaded: LoadResult | undefined): Rel
     beyondNodes: [
       ...diffNamed('chain', chainsOf(running), chainsOf(fresh), CHAIN_FIELDS),
       ...diffNamed('account', running.accounts ?? [], fresh.accounts ?? [], ACCOUNT_FIELDS),
+      ...diffNamed('key', running.keys?.keys ?? [], fresh.keys?.keys ?? [], KEY_FIELDS),
     ],
     needsRestart,
     warnings: loaded.warnings.map(formatProblem),
