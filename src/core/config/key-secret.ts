@@ -10,8 +10,29 @@ import type { FieldReader, Table } from './toml-fields.js';
 /** Shortest key a `key_env` variable may hold: anything shorter can be guessed. */
 export const MIN_KEY_LENGTH = 16;
 const SHA256_PATTERN = /^[0-9a-f]{64}$/;
-/** What a URL path segment carries as is (keys/presented-key.ts reads the same rule). */
-const PATH_SAFE_KEY = /^[A-Za-z0-9_~.-]{16,256}$/;
+/** A key in a URL path segment (`/<key>`) is 16–256 of `[A-Za-z0-9_~.-]`: what the segment carries as is. */
+export const PATH_KEY_MIN_CHARS = 16;
+export const PATH_KEY_MAX_CHARS = 256;
+
+/** `[A-Za-z0-9_~.-]`: the characters of a key in a URL path (`cascade key new` writes only these). */
+export function isPathKeyChar(code: number): boolean {
+  return (
+    (code >= 0x61 && code <= 0x7a) || // a-z
+    (code >= 0x41 && code <= 0x5a) || // A-Z
+    (code >= 0x30 && code <= 0x39) || // 0-9
+    code === 0x5f || // _
+    code === 0x7e || // ~
+    code === 0x2e || // .
+    code === 0x2d // -
+  );
+}
+
+/** Whether `key` can be passed as a URL path segment (keys/presented-key.ts reads the same rule). */
+function isPathKey(key: string): boolean {
+  if (key.length < PATH_KEY_MIN_CHARS || key.length > PATH_KEY_MAX_CHARS) return false;
+  for (let i = 0; i < key.length; i++) if (!isPathKeyChar(key.charCodeAt(i))) return false;
+  return true;
+}
 /** What an HTTP header value carries byte for byte. */
 const HEADER_SAFE_KEY = /^[\x21-\x7e]+$/;
 
@@ -88,7 +109,7 @@ function warnUnpassable(
   at: string,
   problems: ProblemList,
 ): void {
-  if (PATH_SAFE_KEY.test(key)) return;
+  if (isPathKey(key)) return;
   const fix = 'generate keys with `cascade key new NAME`, which writes keys that fit everywhere';
   if (!HEADER_SAFE_KEY.test(key)) {
     problems.warn(

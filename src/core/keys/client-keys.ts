@@ -115,7 +115,12 @@ export class ClientKeys {
    * guessed nothing: the operator changed the key under it).
    */
   recheck(presented: string | undefined): KeyState | KeyRefusal {
-    if (presented === undefined) return NO_KEY;
+    return presented === undefined ? NO_KEY : this.#lookup(presented);
+  }
+
+  /** The key `presented` is, by its SHA-256: unknown, revoked, or the key. */
+  #lookup(presented: string): KeyState | KeyRefusal {
+    // crypto.hash: one call, no Hash object (a third of createHash's cost for a key's length).
     const state = this.#byHash.get(hash('sha256', presented, 'hex'));
     if (state === undefined) return UNKNOWN_KEY;
     return state.revoked ? REVOKED_KEY : state;
@@ -171,11 +176,10 @@ export class ClientKeys {
       const known = this.#connections.known(connection, presented);
       if (known !== undefined) return known;
     }
-    // crypto.hash: one call, no Hash object (a third of createHash's cost for a key's length).
-    const state = this.#byHash.get(hash('sha256', presented, 'hex'));
-    if (state === undefined || state.revoked) {
+    const state = this.#lookup(presented);
+    if (!(state instanceof KeyState)) {
       this.#failed.failed(ip, this.clock.now());
-      return state === undefined ? UNKNOWN_KEY : REVOKED_KEY;
+      return state;
     }
     if (connection !== undefined) this.#connections.remember(connection, presented, state);
     return state;

@@ -6,10 +6,8 @@
  * URL nor these headers.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { PATH_KEY_MAX_CHARS, PATH_KEY_MIN_CHARS, isPathKeyChar } from '../config/key-secret.js';
 
-/** What a key in a path segment may be: `cascade key new` writes `ck_` + base64url. */
-const KEY_MIN_CHARS = 16;
-const KEY_MAX_CHARS = 256;
 const SEND_REQUEST = '/send-request';
 
 /** A request's path, split: the path without a key, and the key segment if there was one. */
@@ -22,19 +20,6 @@ export interface ProxyPath {
 const ROOT_PATH: ProxyPath = Object.freeze({ path: '/', key: undefined });
 const SEND_PATH: ProxyPath = Object.freeze({ path: SEND_REQUEST, key: undefined });
 
-/** `[A-Za-z0-9_~.-]`: the characters of a key segment. */
-function isKeyChar(code: number): boolean {
-  return (
-    (code >= 0x61 && code <= 0x7a) || // a-z
-    (code >= 0x41 && code <= 0x5a) || // A-Z
-    (code >= 0x30 && code <= 0x39) || // 0-9
-    code === 0x5f || // _
-    code === 0x7e || // ~
-    code === 0x2e || // .
-    code === 0x2d // -
-  );
-}
-
 /**
  * `path` as a proxy path, or undefined for any other path: `/`, `/send-request`, and with keys
  * on `/<key>`, `/<key>/`, `/<key>/send-request`, `/<key>/send-request/` (a key is 16–256 of
@@ -46,9 +31,10 @@ export function proxyPathOf(path: string, keysOn: boolean): ProxyPath | undefine
   if (!keysOn || path.charCodeAt(0) !== 0x2f) return undefined;
   const length = path.length;
   let end = 1;
-  while (end < length && end <= KEY_MAX_CHARS + 1 && isKeyChar(path.charCodeAt(end))) end++;
+  while (end < length && end <= PATH_KEY_MAX_CHARS + 1 && isPathKeyChar(path.charCodeAt(end)))
+    end++;
   const chars = end - 1;
-  if (chars < KEY_MIN_CHARS || chars > KEY_MAX_CHARS) return undefined;
+  if (chars < PATH_KEY_MIN_CHARS || chars > PATH_KEY_MAX_CHARS) return undefined;
   let rest = end === length ? '' : path.slice(end);
   if (rest === '/') rest = '';
   else if (rest.length > SEND_REQUEST.length && rest === `${SEND_REQUEST}/`) rest = SEND_REQUEST;

@@ -8,7 +8,7 @@
  * always escaped (`\"slot\"`), so a plain indexOf cannot land in a string. Anything unexpected
  * answers -1 (no head): a missed head costs nothing, a wrong one would move routing.
  */
-import { skipSpace, spelledAt } from './json-lexer.js';
+import { quotedName, skipSpace, spelledAt } from './json-lexer.js';
 import { arrayElementSpans, memberValueSpan, trimmedSpan } from './json-spans.js';
 
 const QUOTE = 0x22;
@@ -30,19 +30,18 @@ const CONTEXT_WINDOW = 256;
  */
 const JS_SEARCH_BYTES = 96;
 
-const key = (name: string): Buffer => Buffer.from(`"${name}"`, 'latin1');
-const CONTEXT = key('context');
-const SLOT = key('slot');
-const RESULT = key('result');
-const NUMBER = key('number');
-const BLOCK_NUMBER = key('blockNumber');
-const ABSOLUTE_SLOT = key('absoluteSlot');
-const CONTEXT_SLOT = key('contextSlot');
-const SLOTS_BEHIND = key('numSlotsBehind');
-const MIN_CONTEXT_SLOT = key('minContextSlot');
+const CONTEXT = quotedName('context');
+const SLOT = quotedName('slot');
+const RESULT = quotedName('result');
+const NUMBER = quotedName('number');
+const BLOCK_NUMBER = quotedName('blockNumber');
+const ABSOLUTE_SLOT = quotedName('absoluteSlot');
+const CONTEXT_SLOT = quotedName('contextSlot');
+const SLOTS_BEHIND = quotedName('numSlotsBehind');
+const MIN_CONTEXT_SLOT = quotedName('minContextSlot');
 const NULL_RESULT = Buffer.from('"result":null', 'latin1');
-const PROCESSED = Buffer.from('"processed"', 'latin1');
-const CONFIRMED = Buffer.from('"confirmed"', 'latin1');
+const PROCESSED = quotedName('processed');
+const CONFIRMED = quotedName('confirmed');
 
 function hexValue(c: number): number {
   if (c >= ZERO && c <= NINE) return c - ZERO;
@@ -249,7 +248,7 @@ export function blockParamOf(body: Buffer, index: number): number {
 
 /** `"name":N` anywhere in `bytes` (a notification's result), or -1. */
 export function memberNumberOf(bytes: Buffer, name: string): number {
-  return numberAfter(bytes, key(name), 0, bytes.length);
+  return numberAfter(bytes, quotedName(name), 0, bytes.length);
 }
 
 /**

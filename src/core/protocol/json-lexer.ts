@@ -204,3 +204,8 @@ function skipLiteral(bytes: Uint8Array, i: number, end: number, word: Uint8Array
   for (let k = 1; k < word.length; k++) if (bytes[i + k] !== word[k]) return INVALID;
   return i + word.length;
 }
+
+/** `name` as the bytes of a JSON member name, quotes included (`"slot"`), for byte searches. */
+export function quotedName(name: string): Buffer {
+  return Buffer.from(`"${name}"`, 'latin1');
+}

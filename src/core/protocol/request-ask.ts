@@ -11,7 +11,7 @@
  * native searches it replaces; larger bodies keep the native searches.
  */
 import { commitmentOf, minContextSlotOf, numberAfterName } from './head-scan.js';
-import { spelledAt } from './json-lexer.js';
+import { quotedName, spelledAt } from './json-lexer.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -23,11 +23,10 @@ const LOWER_U = 0x75;
 /** Bodies up to this size are walked in JS for their ask (beyond: three native searches). */
 const ASK_WALK_BYTES = 256;
 
-const quoted = (text: string): Buffer => Buffer.from(`"${text}"`, 'latin1');
-const METHOD_KEY = quoted('method');
-const CONFIRMED = quoted('confirmed');
-const PROCESSED = quoted('processed');
-const MIN_CONTEXT_SLOT = quoted('minContextSlot');
+const METHOD_KEY = quotedName('method');
+const CONFIRMED = quotedName('confirmed');
+const PROCESSED = quotedName('processed');
+const MIN_CONTEXT_SLOT = quotedName('minContextSlot');
 
 /** scanRequestRest: another `"method"` key or a `\u` escape follows the method name. */
 export const METHOD_REPEATS = -1;
