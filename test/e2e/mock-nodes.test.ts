@@ -8,6 +8,7 @@ import { runMockNodes } from '../../src/commands/mock-nodes.js';
 import type { CommandIo } from '../../src/commands/io.js';
 import { CLI_PATH, REPO_ROOT, assertBuilt, runCli } from '../support/cli-process.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { freePort } from '../support/free-port.js';
 
 const PRICES = path.join(REPO_ROOT, 'config/provider_config/solana.toml');
 
@@ -23,17 +24,10 @@ afterEach(() => {
   temp.cleanup();
 });
 
-/** Ports that were free a moment ago (bound to port 0, then released). */
+/** Ports free now that no listen(0) will be given (see test/support/free-port.ts). */
 async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, async () => {
-      const server = net.createServer();
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return server;
-    }),
-  );
-  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) ports.push(await freePort());
   return ports;
 }
 
