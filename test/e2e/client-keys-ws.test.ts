@@ -36,7 +36,7 @@ interface Served {
   readonly clients: WsTestClient[];
   /** Rewrites the keys file and waits for the reload it was sent SIGHUP for. */
   reload(keys: string): Promise<void>;
-  open(key: string): Promise<WsTestClient>;
+  open(key: string, origin?: string): Promise<WsTestClient>;
 }
 
 async function serve(keys: string): Promise<Served> {
@@ -72,8 +72,9 @@ async function serve(keys: string): Promise<Served> {
         .poll(() => p.output().match(/config reloaded/g)?.length ?? 0, { timeout: 30_000 })
         .toBe(reloads);
     },
-    async open(key) {
-      const client = await WsTestClient.open(`${url.replace('http://', 'ws://')}/${key}`);
+    async open(key, origin) {
+      const options = origin === undefined ? {} : { headers: { origin } };
+      const client = await WsTestClient.open(`${url.replace('http://', 'ws://')}/${key}`, options);
       clients.push(client);
       return client;
     },
@@ -145,6 +146,29 @@ describe('open WebSockets when a key changes', { timeout: 60_000 }, () => {
       await streams(opsSocket, opsSub, 3);
       expect(webSocket.messages.length).toBe(heard);
       await expect(s.open(web)).rejects.toThrow('HTTP 401');
+    } finally {
+      for (const client of s.clients) client.close();
+    }
+  });
+
+  it('closes a browser socket whose origin the key no longer lists; other origins stream on', async () => {
+    const web = secret();
+    const withOrigins = (origins: string): string => `${entry('web', web)}origins = [${origins}]\n`;
+    const s = await serve(withOrigins('"https://app.example", "https://old.example"'));
+    try {
+      const app = await s.open(web, 'https://app.example');
+      const { result: appSub } = await app.call('slotSubscribe');
+      const old = await s.open(web, 'https://old.example');
+      expect((await old.call('getSlot')).result).toBeTypeOf('number');
+
+      await s.reload(withOrigins('"https://app.example"'));
+      expect(await old.closed).toEqual({
+        code: 1008,
+        reason: 'client key no longer valid for this origin',
+      });
+      await expect(s.open(web, 'https://old.example')).rejects.toThrow('HTTP 403');
+      await streams(app, appSub, 2);
+      expect((await app.call('getSlot')).result).toBeTypeOf('number');
     } finally {
       for (const client of s.clients) client.close();
     }

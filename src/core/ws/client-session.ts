@@ -34,7 +34,7 @@ import { recordRequest } from '../serving/request-record.js';
 import { serveBatch } from '../serving/serve-batch.js';
 import { admitSubscription, type KeyedCaller } from '../serving/key-gate.js';
 import { isRefusal, type ClientKeys } from '../keys/client-keys.js';
-import { UNKNOWN_KEY, chainRefusal, type KeyRefusal } from '../keys/key-refusal.js';
+import { UNKNOWN_KEY, chainRefusal, originRefused, type KeyRefusal } from '../keys/key-refusal.js';
 import { servedResult } from '../serving/serve-request.js';
 import { CanonicalJsonError, canonicalJson } from './canonical-json.js';
 import type { SharedSubscription, Subscriber } from './shared-subscription.js';
@@ -50,6 +50,7 @@ const TEXT_FRAME = { binary: false } as const;
 function closeReasonOf(refusal: KeyRefusal): string {
   if (refusal.reason === 'revoked') return 'client key revoked';
   if (refusal.reason === 'chain') return 'client key no longer valid on this chain';
+  if (refusal.reason === 'origin') return 'client key no longer valid for this origin';
   return 'client key no longer valid';
 }
 
@@ -113,7 +114,8 @@ export class ClientSession implements Subscriber {
 
   /**
    * The keys in force changed (reload, rotation, removal, revoke): a session admitted with a key
-   * checks its secret again, on `chain`. One that no longer passes ends its subscriptions and is
+   * checks its secret again, on `chain`, from its page's origin (the key's `origins` may have
+   * changed). One that no longer passes ends its subscriptions and is
    * closed with 1008 naming why; one that still passes is left alone.
    */
   recheckKey(keys: ClientKeys, chain: string): void {
@@ -125,7 +127,8 @@ export class ClientSession implements Subscriber {
       ? now
       : now !== caller.key
         ? UNKNOWN_KEY
-        : chainRefusal(now, chain);
+        : (chainRefusal(now, chain) ??
+          (now.allowsOrigin(caller.origin) ? undefined : originRefused(now.name, caller.origin!)));
     if (refusal === undefined) return;
     this.#keyRefused = { refusal, keys };
     // The upstream lets go now, not after the client's close handshake.
