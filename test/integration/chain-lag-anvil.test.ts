@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, http } from 'viem';
 import { Family, Level, headSlot } from '../../src/core/chain/chain-state.js';
 import { ManualClock } from '../../src/core/clock.js';
-import { anvilUnavailable, startAnvil, type Anvil } from '../support/anvil.js';
+import { anvilUnavailable, minedIn, startAnvil, type Anvil } from '../support/anvil.js';
 import { rpc, startHarness, type Harness } from '../support/proxy-harness.js';
 import { metricValue } from '../support/routing-config.js';
 
@@ -132,10 +132,7 @@ describe.skipIf(unavailable !== undefined)(
       const tx = await ahead!.call('eth_sendTransaction', [{ from, data, gas: '0x30000' }]);
       // anvil answers with the hash before its block is sealed: wait for the receipt (a busy
       // machine can take a while), so the head read next includes it.
-      for (let i = 0; i < 200; i++) {
-        if ((await ahead!.call('eth_getTransactionReceipt', [tx])) !== null) break;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await minedIn(ahead!, tx as string);
       const top = await head();
       expect(top - mined).toBe(3);
       // Old samples expire; traffic (and 50% sampling) shows both heads again.

@@ -5,7 +5,7 @@
  * block holds more than one log (their order within the block must survive a split).
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startAnvil, type Anvil } from './anvil.js';
+import { minedIn, startAnvil, type Anvil } from './anvil.js';
 import type { LogsStage } from './logs-stage.js';
 import { closeUpstreams } from './upstreams.js';
 
@@ -32,17 +32,23 @@ export interface LoggedChain {
 export async function mineLogs(anvil: Anvil, blocks: number, every: number): Promise<LoggedChain> {
   const [from] = (await anvil.call('eth_accounts')) as string[];
   const logBlocks: number[] = [];
-  let head = Number.parseInt((await anvil.call('eth_blockNumber')) as string, 16);
+  const blockNumber = async (): Promise<number> =>
+    Number.parseInt((await anvil.call('eth_blockNumber')) as string, 16);
+  let head = await blockNumber();
   const end = head + blocks;
   let n = 0;
   while (head < end) {
-    await anvil.call('eth_sendTransaction', [{ from, data: initCode(n++), gas: '0x30000' }]);
-    head += 1;
+    const hash = await anvil.call('eth_sendTransaction', [
+      { from, data: initCode(n++), gas: '0x30000' },
+    ]);
+    // anvil answers with the hash and may mine the block a moment later (a busy machine):
+    // the receipt says where the logs landed, and anvil_mine must not start before it.
+    head = await minedIn(anvil, hash as string);
     logBlocks.push(head);
     const gap = Math.min(every - 1, end - head);
     if (gap > 0) {
       await anvil.call('anvil_mine', [`0x${gap.toString(16)}`]);
-      head += gap;
+      head = await blockNumber();
     }
   }
   return { logBlocks, head, topic: TOPIC_A };

@@ -92,3 +92,14 @@ export async function startAnvil(args: string[] = []): Promise<Anvil> {
       }),
   };
 }
+
+/** The block transaction `hash` was mined in, once it is. */
+export async function minedIn(anvil: Anvil, hash: string): Promise<number> {
+  for (;;) {
+    const receipt = (await anvil.call('eth_getTransactionReceipt', [hash])) as {
+      blockNumber: string;
+    } | null;
+    if (receipt !== null) return Number.parseInt(receipt.blockNumber, 16);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
