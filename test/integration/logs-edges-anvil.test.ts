@@ -105,20 +105,6 @@ describe.skipIf(unavailable !== undefined)(`eth_getLogs past the head ${unavaila
     expect(proxy.asked).toHaveLength(Math.ceil((logged.chain.head + 1) / LIMIT));
   });
 
-  it('on a cold start (no head seen yet) asks the head once, then plans only up to it', async () => {
-    // 10,001 blocks would be 201 queries (2,010 credits) against a quota of 200.
-    const proxy = await limitedStage({ monthlyLimit: 200 });
-    const filter = { fromBlock: '0x0', toBlock: hex(10_000) };
-    const own = (await direct({ fromBlock: '0x0', toBlock: hex(logged.chain.head) })) as {
-      result: unknown[];
-    };
-    const reply = await getLogs(filter);
-    expect(reply.json.error).toBeUndefined();
-    expect(reply.json.result).toEqual(own.result);
-    expect(proxy.asked).toHaveLength(Math.ceil((logged.chain.head + 1) / LIMIT));
-    expect(proxy.asked.every(([from]) => from <= logged.chain.head)).toBe(true);
-  });
-
   it("keeps the client's toBlock on the last chunk when the node takes it whole", async () => {
     const proxy = await limitedStage();
     await showHead();

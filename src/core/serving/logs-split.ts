@@ -210,17 +210,17 @@ class LogsCall<T> {
    * Where a split of `from`..`to` ends: `to`, or the chain's head when `to` is past it (the
    * blocks past it are no node's yet: a query of them only errors); undefined when it should
    * not be split at all — `from` is past the head, or the range has no end a chain can reach.
-   * A range at or below a block some node has reached needs no head; past it (or while no
-   * node's head was ever seen, a cold start), the head is chain state's when fresh, else one
-   * routed eth_blockNumber: one call, against a plan that could price (and refuse) every
-   * chunk of blocks no node has yet. Nobody able to say: planned as written.
+   * A range at or below a block some node has reached needs no head; past it, the head is
+   * chain state's when fresh, else one routed eth_blockNumber. While no node's head was ever
+   * seen (a cold start) nothing is asked: the range is planned as written.
    */
   async end(logs: LogsFilter, from: number, to: number): Promise<number | undefined> {
     // `latest`, `safe` and `finalized` are at or below the head already.
     if (logs.to < 0) return to;
     const reached = reachedBlock(this.ctx);
     if (to <= reached) return to;
-    const head = await chainHead(this.headers, this.ctx, this.serveOpen, this);
+    const head =
+      reached >= 0 ? await chainHead(this.headers, this.ctx, this.serveOpen, this) : undefined;
     if (head === undefined || head >= to) return Number.isSafeInteger(to) ? to : undefined;
     return from > head ? undefined : head;
   }
