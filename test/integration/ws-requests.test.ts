@@ -31,6 +31,24 @@ describe('JSON-RPC over WebSocket', () => {
     expect(ws.harness.mocks.a!.stats().byMethod).toEqual({ getHealth: 1 });
   });
 
+  it('never takes a batch for a keep-alive, whatever its first element', async () => {
+    await ws.start([{ name: 'a' }]);
+    const client = await open();
+    for (const first of [
+      { jsonrpc: '2.0', id: 5, method: 'ping' },
+      { jsonrpc: '2.0', id: null, method: 'net_version' },
+    ]) {
+      client.send([first, { jsonrpc: '2.0', id: 6, method: 'getSlot' }]);
+      const batch = (await client.take(Array.isArray)) as unknown as Array<{
+        id: number | null;
+        result?: unknown;
+      }>;
+      // One answer per element, in place, under each element's own id (as an HTTP batch).
+      expect(batch.map((one) => one.id)).toEqual([first.id, 6]);
+      expect(batch[1]!.result).toEqual(expect.any(Number));
+    }
+  });
+
   it('answers a parse error with -32700 and a batch element by element', async () => {
     await ws.start([{ name: 'a' }]);
     const client = await open();

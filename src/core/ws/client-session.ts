@@ -160,8 +160,13 @@ export class ClientSession implements Subscriber {
     void this.#route(request);
   }
 
-  /** web3.js/kit's JSON `ping` and viem's `net_version` with id null: handled here. */
+  /**
+   * web3.js/kit's JSON `ping` and viem's `net_version` with id null, each sent as a message of
+   * its own: handled here. A batch is never a keep-alive (its elements are served as an HTTP
+   * batch's are, whatever its first one is).
+   */
   #isKeepAlive(request: RpcRequest): boolean {
+    if (request.batch !== undefined) return false;
     if (request.method === 'ping') {
       if (!isNotification(request))
         this.send(`{"jsonrpc":"2.0","result":"pong","id":${readIdJson(request)}}`);
