@@ -119,6 +119,19 @@ function withClientId(answer: Record<string, unknown>, idJson: string): string |
   }
 }
 
+/**
+ * One answer object re-labelled with the client's id text (byte for byte where its id can be
+ * cut), or undefined when the bytes are not one JSON object: how an answer that does not carry
+ * the client's id (an upstream's JSON error page, `"id":null` on a call it refused) travels
+ * where only the id ties it to its request — a batch element, a socket message.
+ */
+export function answerWithClientId(body: Buffer, idJson: string): string | undefined {
+  const raw = rawWithClientId(body, trimmedSpan(body), idJson);
+  if (raw !== undefined) return raw;
+  const parsed = parseAnswer(body);
+  return isObject(parsed) ? withClientId(parsed, idJson) : undefined;
+}
+
 /** The verdict of one answer object, and its error's agreement key when it has one. */
 function elementVerdict(
   answer: Record<string, unknown>,

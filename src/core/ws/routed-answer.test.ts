@@ -61,6 +61,24 @@ describe('answerOf: a route result as one WebSocket message', () => {
       error: { code: -32000, message: 'Upstream answered HTTP 502 without a JSON-RPC body' },
       id: 'p',
     });
-    expect(page).toMatchObject({ outcome: RequestOutcome.badGateway, node: undefined });
+    // The node answered, finally: counted as HTTP counts the page it relays (forwarded).
+    expect(page).toMatchObject({ outcome: RequestOutcome.forwarded, node: undefined });
+  });
+
+  it("gives a non-2xx answer the client's id: a socket has no status line to tie it", async () => {
+    const denied = await answerOf(answer(Buffer.from('{"message":"invalid api key"}'), 401), '9');
+    expect(JSON.parse(denied.body.toString())).toEqual({ message: 'invalid api key', id: 9 });
+    const big = '12345678901234567890';
+    const refused = Buffer.from(
+      '{"jsonrpc":"2.0","error":{"code":-32052,"message":"API key is not allowed"},"id":null}',
+    );
+    const relabelled = await answerOf(answer(refused, 403), big);
+    expect(relabelled.body.toString()).toBe(
+      `{"jsonrpc":"2.0","error":{"code":-32052,"message":"API key is not allowed"},"id":${big}}`,
+    );
+    expect(relabelled).toMatchObject({ outcome: RequestOutcome.forwarded, node: 'a', credits: 4 });
+    // A 2xx answer is the node's own bytes, untouched.
+    const ok = Buffer.from('{"jsonrpc":"2.0","id":null,"result":1}');
+    expect((await answerOf(answer(ok), '3')).body).toBe(ok);
   });
 });

@@ -14,9 +14,11 @@ import {
   ALL_FAILED,
   failureJson,
   failureOf,
+  notJsonRpc,
   unfitForMessage,
   type RouteFailure,
 } from '../routing/route-answer.js';
+import { answerWithClientId } from '../routing/batch-answer.js';
 import type { RouteContext, RouteResult } from '../routing/route-context.js';
 import { servedResult } from '../serving/serve-request.js';
 
@@ -83,10 +85,20 @@ export async function answerOf(result: RouteResult, idJson: string): Promise<Rou
   if (failure !== undefined || result.kind !== 'answer') {
     return failed(failure ?? ALL_FAILED, idJson, result.credits);
   }
-  const message = await messageOf(result.status, result.body);
-  if (!Buffer.isBuffer(message)) return failed(message, idJson, result.credits);
-  const { node, credits } = result;
-  return { body: message, outcome: RequestOutcome.forwarded, node, credits };
+  const { node, credits, status } = result;
+  const message = await messageOf(status, result.body);
+  if (message === ALL_FAILED) return failed(message, idJson, credits);
+  const forwarded = RequestOutcome.forwarded;
+  // A node's final answer a socket cannot carry as it is (an HTML error page) goes as cascade's
+  // error, but counts as HTTP counts the same answer it relays: forwarded.
+  if (!Buffer.isBuffer(message)) return { ...failed(message, idJson, credits), outcome: forwarded };
+  if (status < 300) return { body: message, outcome: forwarded, node, credits };
+  // A non-2xx answer may not carry the client's id (`{"message":…}`, `"id":null`): on a socket
+  // the id is all that ties it to its request, so it gets the client's, as a batch element does.
+  const labelled = answerWithClientId(message, idJson);
+  if (labelled === undefined)
+    return { ...failed(notJsonRpc(status), idJson, credits), outcome: forwarded };
+  return { body: Buffer.from(labelled), outcome: forwarded, node, credits };
 }
 
 /** An answer that carried a JSON-RPC error instead of a result. */
