@@ -49,6 +49,28 @@ describe('JSON-RPC over WebSocket', () => {
     }
   });
 
+  it('refuses a batch holding a subscribe element by element, each under its own id', async () => {
+    await ws.start([{ name: 'a' }]);
+    const client = await open();
+    client.send([
+      { jsonrpc: '2.0', id: 1, method: 'getSlot' },
+      { jsonrpc: '2.0', id: 'two', method: 'slotSubscribe' },
+      { jsonrpc: '2.0', method: 'getSlot' },
+    ]);
+    const batch = (await client.take(Array.isArray)) as unknown as Array<{
+      id: unknown;
+      error: { code: number; message: string };
+    }>;
+    expect(batch.map((one) => one.id)).toEqual([1, 'two']);
+    for (const one of batch) {
+      expect(one.error).toEqual({
+        code: -32600,
+        message: 'Subscribe and unsubscribe calls cannot be batched; send each as its own message',
+      });
+    }
+    expect(ws.harness.mocks.a!.stats().requests).toBe(0);
+  });
+
   it('answers a parse error with -32700 and a batch element by element', async () => {
     await ws.start([{ name: 'a' }]);
     const client = await open();

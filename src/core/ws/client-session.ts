@@ -24,6 +24,7 @@ import { INTERNAL_ERROR, batchAnswerOf } from '../routing/route-answer.js';
 import {
   LIMIT_EXCEEDED,
   SUBSCRIBE_IN_BATCH,
+  batchRefusalJson,
   batchTooLarge,
   parseRefusal,
   refusalJson,
@@ -206,7 +207,17 @@ export class ClientSession implements Subscriber {
       element.method !== undefined &&
       (subscribeMethodOf(element.method, undefined) !== undefined ||
         unsubscribeFamilyOf(element.method) !== undefined);
-    if (batch.some(named)) return this.#refuse(SUBSCRIBE_IN_BATCH, 'null', startedAt);
+    if (batch.some(named)) {
+      // Refused as a batch: one error per element under its own id, which the client matches.
+      this.send(
+        batchRefusalJson(
+          SUBSCRIBE_IN_BATCH,
+          batch.map((element) => element.idJson),
+        ),
+      );
+      recordRequest(ctx, SUBSCRIBE_IN_BATCH.outcome, startedAt);
+      return;
+    }
     let outcome = INTERNAL_ERROR.outcome;
     try {
       const served = await serveBatch(batch, this.headers, ctx, this.caller);
