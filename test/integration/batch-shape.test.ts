@@ -40,6 +40,10 @@ describe('JSON-RPC batches', () => {
     expect(onlyNotifications.body).toBe('');
     expect(onlyNotifications.contentType).toBeNull();
     expect(harness.mocks.n!.stats().byMethod.getSlot).toBe(2);
+    // Delivered, so served: counted forwarded like the mixed batch, never as a failure.
+    const text = await harness.metrics();
+    expect(text).toMatch(/rpc_requests_total\{outcome="forwarded"\} 2/);
+    expect(text).not.toMatch(/rpc_requests_total\{outcome="bad_gateway"\} [1-9]/);
   });
 
   it('answers [] with a single -32600 error object', async () => {

@@ -244,7 +244,8 @@ function afterAttempt(attempt: Attempt, elements: readonly Pending[], totals: Ba
       progress.done = true;
     }
   }
-  if (elements.some((p) => p.done && p.answer !== undefined)) {
+  // Answered, or (a notification, owed nothing) delivered: the node served the batch.
+  if (elements.some((p) => p.done && (p.answer !== undefined || p.element.idJson === undefined))) {
     totals.forwarded = true;
     if (!totals.nodes.includes(node.name)) totals.nodes.push(node.name);
   }
