@@ -134,7 +134,7 @@ class PromMetrics implements ProxyMetrics {
     // Series index = label index, every series at 0 from startup.
     this.#strategyAttempts = new IndexedCounter(
       'cascade_strategy_attempts_total',
-      'Upstream attempts of single requests, by the routing strategy of their method',
+      'Upstream attempts of requests and batch elements, by the routing strategy of their method',
       registry,
     );
     for (const strategy of STRATEGY_LABELS) this.#strategyAttempts.add({ strategy });

@@ -53,6 +53,21 @@ describe('routing strategies', () => {
     expect(metricValue(text, 'cascade_strategy_attempts_total', { strategy: 'cost' })).toBe(1);
   });
 
+  it('counts batch elements under their own strategies, as the same requests alone', async () => {
+    const h = await start();
+    const reply = await h.post([
+      rpc('getSlot', 1),
+      rpc('getLatestBlockhash', 2),
+      rpc('getBalance', 3),
+    ]);
+    expect(reply.status).toBe(200);
+    expect(callsTo(h, 'fast2', 'getSlot')).toBe(1);
+    expect(callsTo(h, 'slow0', 'getBalance')).toBe(1);
+    const text = await h.metrics();
+    expect(metricValue(text, 'cascade_strategy_attempts_total', { strategy: 'latency' })).toBe(2);
+    expect(metricValue(text, 'cascade_strategy_attempts_total', { strategy: 'cost' })).toBe(1);
+  });
+
   it("keeps a latency method inside the fast node's rate limit", async () => {
     // One token and a clock that never refills it: the second request must go elsewhere.
     const h = await start({ rpsLimit: 1 });

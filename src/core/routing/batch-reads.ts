@@ -260,6 +260,8 @@ async function dispatch(
   const ctx = totals.ctx;
   totals.attempts++;
   totals.credits += attempt.credits;
+  // Each element's attempt under its own strategy, as the same request alone is counted.
+  for (const element of elements) ctx.metrics.strategyAttempt(element.latency ? 1 : 0);
   attempt.subject = new SubBatch(elements, ctx, totals.deadline);
   await settleAttempt(attempt, subBatchBody(elements), totals.headers, false, ctx.clock.now());
   if (attempt.state === 'done') readBatchHeads(attempt, elements, round);
