@@ -125,6 +125,16 @@ describe.skipIf(noAnvil !== undefined)('two chains on one proxy', () => {
       { id: 'a', error: { code: -32600 } },
       { id: 2, error: { code: -32600 } },
     ]);
+    // A client key in a mistyped path never comes back in the error; a long path is cut.
+    const key = 'ck_0123456789abcdefABCDEF-._~xyz';
+    const typo = await harness.post(`/eth/${key}/typo`, rpc('eth_chainId', 3));
+    expect(typo.status).toBe(404);
+    expect(JSON.stringify(typo.json)).not.toContain(key);
+    expect((typo.json as { error: { message: string } }).error.message).toMatch(
+      /^no chain is served at \/eth\/\*\*\*\/typo;/,
+    );
+    const long = await harness.post(`/${'a'.repeat(10_000)}`, rpc('eth_chainId', 4));
+    expect(JSON.stringify(long.json).length).toBeLessThan(1000);
     const garbage = await harness.post('/polygon', 'not json');
     expect(garbage.json).toMatchObject({ id: null, error: { code: -32600 } });
     // The root is no chain's path either, and a WebSocket upgrade there is refused alike.

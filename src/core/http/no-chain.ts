@@ -5,6 +5,7 @@
  * for it — a batch gets one error per element, under each element's id.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PATH_KEY_MIN_CHARS } from '../config/key-secret.js';
 import { RequestOutcome } from '../metrics.js';
 import { RPC_ERROR } from '../protocol/error-body.js';
 import type { MethodRegistry } from '../protocol/method-registry.js';
@@ -14,19 +15,41 @@ import { batchRefusalJson, refusalJson } from '../serving/refusal.js';
 import { CallbackBodyReader, readBody } from './read-body.js';
 import { sendBytes } from './respond.js';
 
-/** Answers `req` for `path`, which none of `served` (`name: paths`) claims. */
+/** Longest path echoed back; the rest is cut (a path may be any length a client sends). */
+const MAX_ECHOED_PATH = 200;
+
+/**
+ * `path` as the error may show it: a segment as long as a client key (a secret, wherever the
+ * client put it in the path) is `***` unless a chain's own path has it, and a long path is cut.
+ */
+export function echoedPath(path: string, chainSegments: ReadonlySet<string>): string {
+  const shown = path
+    .split('/')
+    .map((segment) =>
+      segment.length >= PATH_KEY_MIN_CHARS && !chainSegments.has(segment) ? '***' : segment,
+    )
+    .join('/');
+  return shown.length > MAX_ECHOED_PATH ? `${shown.slice(0, MAX_ECHOED_PATH)}…` : shown;
+}
+
+/**
+ * Answers `req` for `path`, which none of `served` (`name: paths`) claims; `chainPaths` are
+ * the chains' paths (their segments are shown as they are).
+ */
 export function answerNoChain(
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
   served: readonly string[],
+  chainPaths: readonly string[],
   maxBodyBytes: number,
   registry: MethodRegistry,
 ): void {
+  const segments = new Set(chainPaths.flatMap((chainPath) => chainPath.split('/')));
   const refused = failure(
     404,
     RPC_ERROR.invalidRequest,
-    `no chain is served at ${path}; chains are served at ${served.join('; ')}`,
+    `no chain is served at ${echoedPath(path, segments)}; chains are served at ${served.join('; ')}`,
     RequestOutcome.badRequest,
   );
   const send = (text: string) => sendBytes(res, 404, 'application/json', text);

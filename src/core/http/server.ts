@@ -289,10 +289,10 @@ export class ProxyServer {
 
   /** A path no chain serves, with `[[chains]]` (http/no-chain.ts). */
   #noChain(req: IncomingMessage, res: ServerResponse, path: string): void {
-    const served = this.chains
-      .all()
-      .map((chain) => `${chain.name}: ${chain.config.paths.join(', ')}`);
+    const chains = this.chains.all();
+    const served = chains.map((chain) => `${chain.name}: ${chain.config.paths.join(', ')}`);
+    const paths = chains.flatMap((chain) => chain.config.paths);
     const server = this.#config.server;
-    answerNoChain(req, res, path, served, server.maxBodyBytes, this.#options.registry);
+    answerNoChain(req, res, path, served, paths, server.maxBodyBytes, this.#options.registry);
   }
 }
