@@ -9,6 +9,7 @@ import { keyPeriods } from './keys/key-periods.js';
 import type { Logger } from 'pino';
 import type { Config, LoadResult } from './config/types.js';
 import { accountNameOf } from './config/accounts-section.js';
+import { KEY_USAGE_PREFIX } from './config/key-exposure.js';
 import { accountEntries } from './config/config-chains.js';
 import type { QuotaFlusher } from './quota/quota-flusher.js';
 import type { TopologyDiff } from './routing/topology.js';
@@ -79,12 +80,14 @@ export function applyReload(
   // Client keys' counters live in the ledger with workers or replicas on Redis: kept, not retired.
   const inLedger = target.keysInLedger ?? plan.next.cluster?.redisUrl !== undefined;
   const counted = inLedger ? keyPeriods(plan.next.keys?.keys ?? []) : [];
-  const change = target.flusher.applyNodeSet([
-    ...plan.next.nodes,
-    ...accountEntries(plan.next),
-    ...counted,
-  ]);
-  for (const retired of change.retired) logRetired(logger, retired.name, retired.used);
+  // A removed key keeps what it spent (quotas.json, and its entry put back), as in one process.
+  const keepAside = inLedger ? (name: string) => name.startsWith(KEY_USAGE_PREFIX) : undefined;
+  const change = target.flusher.applyNodeSet(
+    [...plan.next.nodes, ...accountEntries(plan.next), ...counted],
+    keepAside,
+  );
+  for (const retired of change.retired)
+    if (keepAside?.(retired.name) !== true) logRetired(logger, retired.name, retired.used);
   const { diff, needsRestart } = plan;
   if (needsRestart.length > 0) {
     logger.warn(

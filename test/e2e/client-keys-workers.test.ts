@@ -196,4 +196,39 @@ describe('client keys with --workers 2', { timeout: 180_000 }, () => {
     expect(rows.find((row) => row.name === 'web')!.requests).toEqual({});
     expect(await proxy!.stop('SIGTERM')).toBe(0);
   });
+
+  it('keeps what a removed key spent: in quotas.json, and when its entry comes back', async () => {
+    const upstream = await recordingUpstream();
+    const { port } = await startWorkers(upstream.url);
+    for (let i = 0; i < 5; i++) expect((await call(port, WEB)).status).toBe(200);
+    const used = async () => {
+      const list = await cli('key', 'list', '--json');
+      const rows = (JSON.parse(list.stdout) as { keys: Array<{ name: string; used: number }> })
+        .keys;
+      return rows.find((row) => row.name === 'web')?.used;
+    };
+    // The workers' reports have reached the primary's ledger (within 50 ms on an idle machine).
+    await expect.poll(used).toBe(5);
+    const config = readFileSync(temp!.path('config.toml'), 'utf8');
+    const webEntry = /\[\[keys\]\]\nname = "web"[^[]*/.exec(config)![0];
+    // The web entry removed, and the primary told to reload.
+    writeFileSync(temp!.path('config.toml'), config.replace(webEntry, ''));
+    const reloads = () => proxy!.output().match(/config reloaded/g)?.length ?? 0;
+    proxy!.child.kill('SIGHUP');
+    await expect.poll(reloads).toBe(1);
+    expect((await call(port, WEB)).status).toBe(401);
+    expect(proxy!.output()).not.toMatch(/"node":"key:web"/);
+    expect(await proxy!.stop('SIGTERM')).toBe(0);
+    const usage = JSON.parse(readFileSync(temp!.path('quotas.json'), 'utf8')) as Record<
+      string,
+      { used: number }
+    >;
+    expect(usage['key:web']?.used).toBe(5);
+    // Back in the config at the next start: its budget carries on from 5, not from 0.
+    writeFileSync(temp!.path('config.toml'), config);
+    proxy = startCli(['serve', '--config', 'config.toml', '--workers', '2'], { cwd: temp!.dir });
+    await proxy.waitFor(/workers share the port/);
+    expect(await used()).toBe(5);
+    expect(await proxy.stop('SIGTERM')).toBe(0);
+  });
 });

@@ -171,6 +171,33 @@ describe('QuotaFlusher', () => {
     });
   });
 
+  it('keeps aside what a kept name spent: written while gone, handed back when it returns', async () => {
+    const { state, ledger, flusher } = harness({
+      'key:web': { used: 20, periodStart: '2026-08-01' },
+    });
+    state.nodes = [{ name: 'key:web', resetDay: 1 }];
+    await flusher.restore();
+    const isKey = (name: string) => name.startsWith('key:');
+    // Removed: retired from the ledger, but still in the file as it was.
+    state.nodes = [];
+    expect(flusher.applyNodeSet(state.nodes, isKey).retired).toEqual([
+      { name: 'key:web', used: 20, periodStart: '2026-08-01' },
+    ]);
+    await flusher.tick();
+    expect(JSON.parse(state.writes.at(-1)!)).toEqual({
+      'key:web': { used: 20, period_start: '2026-08-01' },
+    });
+    // Put back in the same period: it carries on from 20, not from 0.
+    state.nodes = [{ name: 'key:web', resetDay: 1 }];
+    flusher.applyNodeSet(state.nodes, isKey);
+    expect(ledger.counter('key:web').used).toBe(20);
+    // A name not kept aside is forgotten, as before.
+    ledger.counter('gone').add(5);
+    flusher.applyNodeSet(state.nodes, isKey);
+    await flusher.close();
+    expect(Object.keys(JSON.parse(state.writes.at(-1)!) as object)).toEqual(['key:web']);
+  });
+
   it('works end to end on a real file: restart across a boundary', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cascade-flusher-'));
     try {

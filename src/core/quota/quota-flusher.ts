@@ -2,7 +2,8 @@ import { readQuotaFile, writeQuotaFile } from './quota-file.js';
 import { assignMarker, rollover } from './rollover.js';
 import type { PeriodNode, RolloverEvent } from './rollover.js';
 import { seedLedger } from './usage-ledger.js';
-import type { QuotaSnapshot, RetiredUsage, UsageLedger } from './usage-ledger.js';
+import type { QuotaEntry, QuotaSnapshot, RetiredUsage, UsageLedger } from './usage-ledger.js';
+import { periodStart as periodStartOf } from './billing-period.js';
 
 /** What a QuotaFlusher works on; `now`, `read` and `write` are injectable for tests. */
 export interface QuotaFlusherOptions {
@@ -60,6 +61,11 @@ export class QuotaFlusher {
   #others: QuotaSnapshot = new Map();
   /** More usage written beside the nodes' (client keys'); absent = nodes only. */
   #extra: (() => QuotaSnapshot) | undefined;
+  /**
+   * Usage a reload retired but asked to keep (a client key's counter, its entry removed):
+   * written as it was, and handed back to the counter if its name returns in the same period.
+   */
+  readonly #aside = new Map<string, QuotaEntry>();
 
   constructor(options: QuotaFlusherOptions) {
     this.#ledger = options.ledger;
@@ -96,11 +102,26 @@ export class QuotaFlusher {
    * Call when a node set is published (reload): forgets removed nodes and gives new ones their
    * period marker at once, so their usage is in the next write. No rollover.
    */
-  applyNodeSet(nodes: readonly PeriodNode[]): NodeSetChange {
+  applyNodeSet(
+    nodes: readonly PeriodNode[],
+    /** Names whose usage outlives their removal (kept aside, not forgotten). */
+    keepAside?: (name: string) => boolean,
+  ): NodeSetChange {
     const retired = this.#ledger.retain(nodes.map((node) => node.name));
+    for (const gone of retired) {
+      if (gone.periodStart !== undefined && keepAside?.(gone.name) === true)
+        this.#aside.set(gone.name, { used: gone.used, periodStart: gone.periodStart });
+    }
     const today = this.#now();
     const assigned: { name: string; periodStart: string }[] = [];
     for (const node of nodes) {
+      const kept = this.#aside.get(node.name);
+      if (kept !== undefined) {
+        this.#aside.delete(node.name);
+        // Back in the period it spent in: it carries on from there (no budget starts over).
+        if (kept.periodStart === periodStartOf(today, node.resetDay))
+          this.#ledger.restore(node.name, kept);
+      }
       const periodStart = assignMarker(this.#ledger, node, today);
       if (periodStart !== undefined) assigned.push({ name: node.name, periodStart });
     }
@@ -136,6 +157,7 @@ export class QuotaFlusher {
   #snapshot(): QuotaSnapshot {
     const nodes = this.#ledger.snapshot();
     const extra = this.#extra?.();
-    return extra === undefined || extra.size === 0 ? nodes : new Map([...nodes, ...extra]);
+    if ((extra === undefined || extra.size === 0) && this.#aside.size === 0) return nodes;
+    return new Map([...this.#aside, ...nodes, ...(extra ?? [])]);
   }
 }
