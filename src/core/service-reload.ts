@@ -80,8 +80,10 @@ export function applyReload(
   // Client keys' counters live in the ledger with workers or replicas on Redis: kept, not retired.
   const inLedger = target.keysInLedger ?? plan.next.cluster?.redisUrl !== undefined;
   const counted = inLedger ? keyPeriods(plan.next.keys?.keys ?? []) : [];
-  // A removed key keeps what it spent (quotas.json, and its entry put back), as in one process.
-  const keepAside = inLedger ? (name: string) => name.startsWith(KEY_USAGE_PREFIX) : undefined;
+  // A removed key keeps what it spent (quotas.json, and its entry put back), as in one process;
+  // on Redis the fleet's counter outlives the removal by itself.
+  const ownLedger = target.keysInLedger === true && plan.next.cluster?.redisUrl === undefined;
+  const keepAside = ownLedger ? (name: string) => name.startsWith(KEY_USAGE_PREFIX) : undefined;
   const change = target.flusher.applyNodeSet(
     [...plan.next.nodes, ...accountEntries(plan.next), ...counted],
     keepAside,
