@@ -92,7 +92,13 @@ describe('status with chains and accounts', () => {
     ...doc,
     workers: 1,
     nodes: [
-      node({ name: 'sol-prem', chain: 'sol', account: 'shared' }),
+      node({
+        name: 'sol-prem',
+        chain: 'sol',
+        account: 'shared',
+        monthly_limit: null,
+        spillover_threshold: null,
+      }),
       node({ name: 'sol-backup', chain: 'sol', tier: 1, rank: 2 }),
       node({ name: 'evm-prem', chain: 'evm', account: 'shared', state: 'penalized' }),
     ],
@@ -154,6 +160,9 @@ describe('status with chains and accounts', () => {
     expect(solTable).toMatch(/│ node\s+│ tier │ account │ rank │ state/);
     expect(solTable).toMatch(/│ sol-prem\s+│ 0\s+│ shared\s+│ 1\s+│ up/);
     expect(solTable).toMatch(/│ sol-backup\s+│ 1\s+│ —\s+│ 2\s+│ up/);
+    // A node billed to an account spends its pool: never shown as unmetered.
+    expect(solTable).toContain('96,000 (account shared)');
+    expect(solTable).not.toContain('unmetered');
     expect(solTable).not.toContain('evm-prem');
     expect(lines.slice(evm).join('\n')).toMatch(/│ evm-prem\s+│ 0\s+│ shared\s+│ 1\s+│ penalized/);
   });

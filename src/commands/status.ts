@@ -44,7 +44,10 @@ function stateText(node: NodeView, now: number, colour: boolean): string {
 }
 
 function credits(node: NodeView): string {
-  if (node.monthly_limit === null) return `${formatCredits(node.credits_used)} (unmetered)`;
+  if (node.monthly_limit === null) {
+    const pool = node.account === undefined ? 'unmetered' : `account ${node.account}`;
+    return `${formatCredits(node.credits_used)} (${pool})`;
+  }
   const threshold = formatCredits(node.spillover_threshold ?? undefined);
   return `${formatCredits(node.credits_used)} / ${threshold} / ${formatCredits(node.monthly_limit)}`;
 }

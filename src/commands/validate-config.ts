@@ -160,8 +160,13 @@ function nodeTable(config: Config, cwd: string): string {
     node.redactedUrl,
     formatLimit(node.rpsLimit),
     formatLimit(node.maxConcurrent),
-    formatCredits(node.monthlyLimit),
-    formatCredits(node.spilloverThreshold),
+    // A node billed to an account has its pool's limit (the account table shows it), not none.
+    node.account !== undefined && node.monthlyLimit === undefined
+      ? `account ${node.account}`
+      : formatCredits(node.monthlyLimit),
+    node.account !== undefined && node.monthlyLimit === undefined
+      ? `account ${node.account}`
+      : formatCredits(node.spilloverThreshold),
     String(node.resetDay),
     path.relative(cwd, node.pricing.path) || node.pricing.path,
     methodsPriced(node),

@@ -86,6 +86,8 @@ describe('cascade validate-config and price with chains and accounts', () => {
       ['evm-prem', 'evm', 'shared', '0'],
       ['evm-backup', 'evm', 'free', '1'],
     ]);
+    // Billed to an account: its pool's limit (the accounts table), never "unmetered".
+    expect(rows[1]!.slice(7, 9)).toEqual(['account shared', 'account shared']);
     expect(rows).toContainEqual(['chain', 'paths', 'hosts', 'expect chain', 'nodes']);
     expect(rows).toContainEqual(['sol', '/sol', '—', '—', 'sol-prem, sol-backup']);
     expect(rows).toContainEqual([

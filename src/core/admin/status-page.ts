@@ -29,6 +29,8 @@ const num = (value: number | null, none = '—'): string =>
   value === null ? none : value.toLocaleString('en-US');
 
 function row(node: NodeView): string {
+  // A node billed to an account spends its pool (the accounts table), not an unmetered plan.
+  const pooled = node.account === undefined ? undefined : `account ${node.account}`;
   const cells = [
     node.name,
     String(node.tier),
@@ -38,8 +40,10 @@ function row(node: NodeView): string {
     `${num(node.rps)} (${num(node.rps_limit, '∞')})`,
     '',
     `${num(node.in_flight)} (${num(node.max_concurrent, '∞')})`,
-    node.spillover_threshold === null ? 'unmetered' : `threshold ${num(node.spillover_threshold)}`,
-    `${num(node.credits_used)} / ${num(node.monthly_limit, 'unmetered')}`,
+    node.spillover_threshold === null
+      ? (pooled ?? 'unmetered')
+      : `threshold ${num(node.spillover_threshold)}`,
+    `${num(node.credits_used)} / ${num(node.monthly_limit, pooled ?? 'unmetered')}`,
     node.next_reset,
     `${num(node.requests_last_minute)} / ${num(node.failures_last_minute)}`,
     node.head === null || node.head === undefined
