@@ -134,6 +134,16 @@ function problemJson(problem: ConfigProblem) {
   };
 }
 
+/**
+ * The monthly limit and spillover columns: a node billed to an account without a limit of its
+ * own spends the account's pool (the accounts table), which is not "unmetered".
+ */
+function creditColumns(node: Config['nodes'][number]): [string, string] {
+  if (node.account !== undefined && node.monthlyLimit === undefined)
+    return [`account ${node.account}`, `account ${node.account}`];
+  return [formatCredits(node.monthlyLimit), formatCredits(node.spilloverThreshold)];
+}
+
 /** The node table; with `[[chains]]` a chain column, with accounts an account column. */
 function nodeTable(config: Config, cwd: string): string {
   const chains = config.chains !== undefined;
@@ -160,13 +170,7 @@ function nodeTable(config: Config, cwd: string): string {
     node.redactedUrl,
     formatLimit(node.rpsLimit),
     formatLimit(node.maxConcurrent),
-    // A node billed to an account has its pool's limit (the account table shows it), not none.
-    node.account !== undefined && node.monthlyLimit === undefined
-      ? `account ${node.account}`
-      : formatCredits(node.monthlyLimit),
-    node.account !== undefined && node.monthlyLimit === undefined
-      ? `account ${node.account}`
-      : formatCredits(node.spilloverThreshold),
+    ...creditColumns(node),
     String(node.resetDay),
     path.relative(cwd, node.pricing.path) || node.pricing.path,
     methodsPriced(node),

@@ -25,6 +25,7 @@ import { heardAnswer, heardError, type Disputes, type Hearing } from './disputes
 import { Reads, methodHeads } from '../chain/method-heads.js';
 import { sampleTarget } from './lag-gate.js';
 import { IDLE, NEXT, type DrivenRoute, type Played, type RoundStrategy } from './round-driver.js';
+import { strategyIndexOf } from './policy-table.js';
 import type { RouteContext } from './route-context.js';
 import type { TriedNodes } from './tried-nodes.js';
 
@@ -261,7 +262,7 @@ async function dispatch(
   totals.attempts++;
   totals.credits += attempt.credits;
   // Each element's attempt under its own strategy, as the same request alone is counted.
-  for (const element of elements) ctx.metrics.strategyAttempt(element.latency ? 1 : 0);
+  for (const element of elements) ctx.metrics.strategyAttempt(strategyIndexOf(element.latency));
   attempt.subject = new SubBatch(elements, ctx, totals.deadline);
   await settleAttempt(attempt, subBatchBody(elements), totals.headers, false, ctx.clock.now());
   if (attempt.state === 'done') readBatchHeads(attempt, elements, round);

@@ -28,6 +28,11 @@ export interface RoutePolicy {
   readonly special: boolean;
 }
 
+/** The `strategy` label index of cascade_strategy_attempts_total (metrics STRATEGY_LABELS). */
+export function strategyIndexOf(latency: boolean): number {
+  return latency ? 1 : 0;
+}
+
 function policy(
   strategy: RoutingStrategy,
   hedgeAfterMs: number | undefined,
@@ -37,7 +42,7 @@ function policy(
 ): RoutePolicy {
   return Object.freeze({
     strategy,
-    strategyIndex: strategy === 'cost' ? 0 : 1,
+    strategyIndex: strategyIndexOf(strategy === 'latency'),
     byLatency: strategy === 'latency',
     hedgeAfterMs: write ? undefined : hedgeAfterMs,
     write,
