@@ -50,9 +50,14 @@ export interface Anvil {
 /** Starts one anvil node; resolves once it listens. */
 export async function startAnvil(args: string[] = []): Promise<Anvil> {
   if (!('path' in found)) throw new Error(found.reason);
-  const child: ChildProcess = spawn(found.path, ['--host', '127.0.0.1', '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // --max-persisted-states 0: anvil otherwise writes old block states under
+  // ~/.foundry/anvil/tmp and leaves them there when stopped — gigabytes per mined range, which
+  // filled a CI machine's disk. Tests read recent state only (anvil keeps that in memory).
+  const child: ChildProcess = spawn(
+    found.path,
+    ['--host', '127.0.0.1', '--port', '0', '--max-persisted-states', '0', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const onData = (chunk: Buffer) => {
