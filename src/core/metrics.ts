@@ -280,8 +280,16 @@ export interface ProxyMetrics {
   setLogsSource?(source: () => readonly LogsLimitSample[]): void;
   /** Prometheus text exposition. */
   render(): Promise<string>;
+  /**
+   * Every series as data, for the `--workers` primary to add up (see `addUpSeries`); absent
+   * where there is nothing to add up.
+   */
+  series?(): Promise<SeriesSnapshot>;
   readonly contentType: string;
 }
+
+/** One registry's series as data (opaque outside the metrics implementation). */
+export type SeriesSnapshot = readonly object[];
 
 /** One client key at scrape time (`name` "" = calls with no usable key). */
 export interface KeySample {

@@ -25,6 +25,7 @@ import {
   type ChainMetrics,
   type TopologySample,
   type LogsLimitSample,
+  type SeriesSnapshot,
 } from './metrics.js';
 import { ChainCounters } from './prom-chain-metrics.js';
 import { LogsCounters } from './prom-logs-metrics.js';
@@ -43,29 +44,33 @@ const LINT_FAILING_DEFAULTS = [
   'nodejs_active_resources_total',
 ];
 
+/** A prom-client backed ProxyMetrics with its own Registry. */
+export function createPromMetrics(build: BuildInfo): ProxyMetrics {
+  return new PromMetrics(build);
+}
+
 /**
- * A prom-client backed ProxyMetrics with its own Registry. In a worker of `--workers N`, the
- * Registry answers the primary's requests, which adds up every worker's series (counters and
- * histograms summed; gauges by the aggregator each declares).
+ * The `--workers` primary's sum of its workers' `series()` (counters and histograms summed;
+ * gauges by the aggregator each declares), as exposition text. The primary gathers them over
+ * its own IPC asks rather than prom-client's cluster requests, so it asks only the workers
+ * that are up: one still starting has no listener yet and would stall every scrape.
  */
-export function createPromMetrics(
-  build: BuildInfo & { readonly clusterWorker?: boolean },
-): ProxyMetrics {
-  const metrics = new PromMetrics(build);
-  if (build.clusterWorker === true) {
-    new AggregatorRegistry(); // installs the worker's answer to the primary's requests
-    AggregatorRegistry.setRegistries([metrics.registry]);
-  }
-  return metrics;
+export async function addUpSeries(snapshots: readonly SeriesSnapshot[]): Promise<string> {
+  const sum = AggregatorRegistry.aggregate(
+    snapshots as Parameters<typeof AggregatorRegistry.aggregate>[0],
+  );
+  return spellNaN(await sum.metrics());
+}
+
+/** prom-client prints NaN as "Nan"; the exposition format spells it NaN. */
+function spellNaN(text: string): string {
+  return text.replace(/ Nan$/gm, ' NaN');
 }
 
 class PromMetrics implements ProxyMetrics {
   readonly #registry = new Registry();
   readonly contentType: string;
 
-  get registry(): Registry {
-    return this.#registry;
-  }
   readonly #requests: IndexedCounter;
   readonly #requestDurations: IndexedHistogram;
   readonly #nodes: NodeCounters;
@@ -250,7 +255,10 @@ class PromMetrics implements ProxyMetrics {
   }
 
   async render(): Promise<string> {
-    // prom-client prints NaN as "Nan"; the exposition format spells it NaN.
-    return (await this.#registry.metrics()).replace(/ Nan$/gm, ' NaN');
+    return spellNaN(await this.#registry.metrics());
+  }
+
+  async series(): Promise<SeriesSnapshot> {
+    return this.#registry.getMetricsAsJSON();
   }
 }

@@ -12,7 +12,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import { AggregatorRegistry, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { handleStatusRoute } from './admin/admin-routes.js';
 import { fleetKeyAdmin } from './admin/fleet-keys.js';
 import { FleetOperator } from './admin/fleet-operator.js';
@@ -24,7 +24,7 @@ import { keyOverrideSync } from './cluster/key-override-sync.js';
 import { accountEntries } from './config/config-chains.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { WorkerHub } from './cluster/worker-hub.js';
-import { WorkerAsks } from './cluster/worker-asks.js';
+import { METRICS_GATHER_TIMEOUT_MS, WorkerAsks } from './cluster/worker-asks.js';
 import {
   tellWorker as tell,
   type PrimaryCommand,
@@ -35,7 +35,8 @@ import { fleetHealthReport, type WorkerNodeHealth } from './http/health.js';
 import { withChainsAndAccounts } from './http/chain-health.js';
 import { accountUsageName } from './config/accounts-section.js';
 import { DRAIN_TIMEOUT_MS } from './http/server.js';
-import type { ClusterSample } from './metrics.js';
+import type { ClusterSample, SeriesSnapshot } from './metrics.js';
+import { addUpSeries } from './prom-metrics.js';
 import { ClientKeys } from './keys/client-keys.js';
 import { keyPeriods } from './keys/key-periods.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
@@ -107,9 +108,23 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   let admin: AdminServer | undefined;
   let metricsServer: Server | undefined;
   const registry = new Registry();
-  const aggregator = new AggregatorRegistry();
-  const renderMetrics = async (): Promise<string> =>
-    `${await aggregator.clusterMetrics()}${await registry.metrics()}`;
+  // The workers' series added up, then the primary's own. Only workers that have reported are
+  // asked: their series exist and they listen (one still starting would stall the scrape).
+  const renderMetrics = async (): Promise<string> => {
+    const serving = live().filter((worker) => health.has(worker.id));
+    const answers = await asks.ask(
+      serving,
+      (id): PrimaryCommand => ({ t: 'series', id }),
+      tell,
+      METRICS_GATHER_TIMEOUT_MS,
+    );
+    const silent = serving.filter((worker) => worker.isConnected()).length - answers.length;
+    if (silent > 0)
+      throw new Error(
+        `${silent} of ${serving.length} workers sent no metrics within ${METRICS_GATHER_TIMEOUT_MS} ms`,
+      );
+    return `${await addUpSeries(answers as SeriesSnapshot[])}${await registry.metrics()}`;
+  };
   let closing = false;
   let crashes = 0;
   const asks = new WorkerAsks();
@@ -178,7 +193,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
           : renderMetrics();
       answer.then(
         (value) => tell(worker, { t: 'answer', id: message.id, value }),
-        () => undefined,
+        (err: unknown) => logger.error({ err }, 'metrics rendering failed'),
       );
     }
   };

@@ -16,6 +16,7 @@ import type { Clock } from './clock.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import { rebindConfig } from './config/config-handoff.js';
 import type { PrimaryState } from './cluster/worker-hub.js';
+import { METRICS_GATHER_TIMEOUT_MS } from './cluster/worker-asks.js';
 import { PrimaryInbox, tellPrimary as send } from './cluster/worker-messages.js';
 import {
   addKeyDemand,
@@ -32,10 +33,10 @@ import { startWs } from './service-ws.js';
 
 /**
  * How long a worker waits for the primary's /health or /metrics. The primary's /metrics waits
- * up to 5 s for every worker's registry (prom-client's AggregatorRegistry): waiting less here
- * turned a slow but complete answer on a busy machine into a 500.
+ * up to METRICS_GATHER_TIMEOUT_MS for every serving worker's series: waiting less here would
+ * turn a slow but complete answer on a busy machine into a 500.
  */
-const PRIMARY_ANSWER_TIMEOUT_MS = 6000;
+const PRIMARY_ANSWER_TIMEOUT_MS = METRICS_GATHER_TIMEOUT_MS + 1000;
 
 /** How often a worker reports to the primary (the bound is 50 ms). */
 export const WORKER_SYNC_MS = 50;
@@ -81,15 +82,16 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       });
       void send({ t: 'ask', id, what });
     });
+  const metrics = config.server.enableMetrics
+    ? createPromMetrics({ version: options.version })
+    : undefined;
   const server = ProxyServer.create({
     config,
     registry: options.registry,
     logger: options.logger,
     usage: ledger,
     version: options.version,
-    metrics: config.server.enableMetrics
-      ? createPromMetrics({ version: options.version, clusterWorker: true })
-      : undefined,
+    metrics,
     clock,
     host: options.host,
     port: options.port,
@@ -166,6 +168,10 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     if (message.t === 'state') apply(message);
     else if (message.t === 'answer') asks.get(message.id)?.(message.value);
     else if (message.t === 'reload') server.reload(rebindConfig(message.config, options.registry));
+    else if (message.t === 'series')
+      void (metrics?.series?.() ?? Promise.resolve([])).then((value) =>
+        send({ t: 'reply', id: message.id, value }),
+      );
     else if (message.t === 'view')
       void send({ t: 'reply', id: message.id, value: operator?.views() ?? [] });
     else if (message.t === 'cordon') {

@@ -11,7 +11,7 @@ import { freePort } from '../support/free-port.js';
 import { recordingUpstream, stopRecordingUpstreams } from '../support/recording-upstream.js';
 import { busiestWindow } from '../support/arrivals.js';
 
-let temp: TempDir;
+let temp: TempDir | undefined;
 let proxy: CliProcess | undefined;
 beforeAll(() => assertBuilt());
 afterEach(async () => {
@@ -19,6 +19,7 @@ afterEach(async () => {
   proxy = undefined;
   stopRecordingUpstreams();
   temp?.cleanup();
+  temp = undefined;
 });
 
 /** Routing tests send identical requests at once: every one must reach the node. */
@@ -28,8 +29,9 @@ async function startWorkers(
   upstream: string,
   node: string,
   cache = NO_CACHE,
+  env: Record<string, string> = {},
 ): Promise<{ url: string; quotas: string; admin: number }> {
-  temp = makeTempDir('cascade-workers-');
+  temp ??= makeTempDir('cascade-workers-');
   const port = await freePort();
   const admin = await freePort();
   writeFileSync(temp.path('prices.toml'), '[routing]\n[limits]\nunknown_method_cost = 1\n');
@@ -40,7 +42,10 @@ async function startWorkers(
       `[[nodes]]\nname = "n"\nurl = "${upstream}"\ntier = 0\nmonthly_limit = 0\n` +
       `provider_pricing_path = "prices.toml"\n${node}\n`,
   );
-  proxy = startCli(['serve', '--config', 'config.toml', '--workers', '2'], { cwd: temp.dir });
+  proxy = startCli(['serve', '--config', 'config.toml', '--workers', '2'], {
+    cwd: temp.dir,
+    env,
+  });
   await proxy.waitFor(/workers share the port/);
   const url = `http://127.0.0.1:${port}`;
   // Serving once both workers are listening.
@@ -119,6 +124,35 @@ describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
       { used: number; saved?: number }
     >;
     expect(usage.n).toMatchObject({ used: arrivals.length, saved });
+  });
+
+  it('answers /metrics while a worker is still starting, and adds it in once it serves', async () => {
+    // A preload holds worker 2 before any of cascade runs in it (as a slow start on a busy
+    // machine, or a restart after a crash, does) until the test releases it.
+    temp = makeTempDir('cascade-workers-');
+    const release = temp.path('release');
+    writeFileSync(
+      temp.path('hold.cjs'),
+      `if (require('node:cluster').worker?.id === 2) {\n` +
+        `  const cell = new Int32Array(new SharedArrayBuffer(4));\n` +
+        `  while (!require('node:fs').existsSync(${JSON.stringify(release)}))\n` +
+        `    Atomics.wait(cell, 0, 0, 20);\n}\n`,
+    );
+    const upstream = await recordingUpstream();
+    const { url } = await startWorkers(upstream.url, '', NO_CACHE, {
+      NODE_OPTIONS: `--require ${temp.path('hold.cjs')}`,
+    });
+    for (let i = 0; i < 5; i++) expect(await post(url, i)).toBe(200);
+    const early = await fetch(`${url}/metrics`);
+    expect(early.status).toBe(200);
+    expect(await early.text()).toMatch(/^rpc_requests_total\{outcome="forwarded"\} 5$/m);
+
+    writeFileSync(release, '');
+    await proxy!.waitFor(/"worker":2,.*worker serving/);
+    // Round robin between the two: the late worker takes about half of these.
+    for (let i = 0; i < 20; i++) expect(await post(url, i)).toBe(200);
+    const both = await (await fetch(`${url}/metrics`)).text();
+    expect(both).toMatch(/^rpc_requests_total\{outcome="forwarded"\} 25$/m);
   });
 
   it('answers /health and /metrics for the whole proxy', async () => {

@@ -6,6 +6,11 @@
 
 /** How long the primary waits for a worker's answer. */
 export const WORKER_ASK_TIMEOUT_MS = 2000;
+/**
+ * How long a /metrics scrape waits for every serving worker's series: a missing worker fails
+ * the scrape (a partial sum would read as a counter reset), so a busy machine gets time.
+ */
+export const METRICS_GATHER_TIMEOUT_MS = 5000;
 
 interface Pending {
   readonly answers: unknown[];
@@ -21,12 +26,13 @@ export class WorkerAsks {
 
   /**
    * Sends `question` (with a fresh id) to each of `workers` through `send`; resolves with the
-   * answers in arrival order once all answered or the deadline passed.
+   * answers in arrival order once all answered or `timeoutMs` passed.
    */
   ask<W, M>(
     workers: readonly W[],
     question: (id: number) => M,
     send: (worker: W, message: M) => void,
+    timeoutMs = WORKER_ASK_TIMEOUT_MS,
   ): Promise<unknown[]> {
     if (workers.length === 0) return Promise.resolve([]);
     const id = this.#next++;
@@ -36,7 +42,7 @@ export class WorkerAsks {
         resolve(answers);
       };
       const answers: unknown[] = [];
-      const timer = setTimeout(() => finish(answers), WORKER_ASK_TIMEOUT_MS);
+      const timer = setTimeout(() => finish(answers), timeoutMs);
       timer.unref();
       this.#pending.set(id, { answers, waiting: workers.length, done: finish, timer });
       const message = question(id);

@@ -9,6 +9,7 @@ import type { Config } from '../config/types.js';
 import type { KeyOverrides } from '../keys/key-overrides.js';
 import type { PrimaryState, WorkerSync } from './worker-hub.js';
 import type { KeyActivity } from '../keys/key-activity.js';
+import type { SeriesSnapshot } from '../metrics.js';
 
 /** Messages a worker receives from the primary, besides sync answers. */
 export type PrimaryCommand =
@@ -30,6 +31,8 @@ export type PrimaryCommand =
   | { readonly t: 'keys'; readonly id?: number; readonly overrides: KeyOverrides }
   /** The primary asks for this worker's calls per key (GET /admin/keys). */
   | { readonly t: 'keyview'; readonly id: number }
+  /** The primary asks for this worker's metric series (a /metrics scrape), to add them up. */
+  | { readonly t: 'series'; readonly id: number }
   | { readonly t: 'shutdown' }
   | { readonly t: 'answer'; readonly id: number; readonly value: unknown };
 
@@ -60,7 +63,7 @@ export type WorkerMessage =
   | {
       readonly t: 'reply';
       readonly id: number;
-      readonly value: readonly NodeView[] | KeyActivity | null;
+      readonly value: readonly NodeView[] | KeyActivity | SeriesSnapshot | null;
     }
   | { readonly t: 'bye' };
 
