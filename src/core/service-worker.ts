@@ -24,6 +24,7 @@ import {
   handleKeyCommand,
   shareKeysWithPrimary,
 } from './cluster/worker-keys.js';
+import { ownReadings, type RelayedReading } from './chain/chain-state.js';
 import { workerNodeChain, type HealthReport, type WorkerNodeHealth } from './http/health.js';
 import { ProxyServer } from './http/server.js';
 import { createPromMetrics } from './prom-metrics.js';
@@ -136,8 +137,21 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     const deltas = Object.fromEntries(ledger.takeDeltas().deltas);
     ledger.acknowledge();
     const saved = Object.fromEntries(ledger.takeSaved());
-    return send({ t: 'sync', deltas, demand, penalties: penalties.splice(0), health, saved });
+    const heads: RelayedReading[] = [];
+    for (const node of table.all) ownReadings(node.heads, headsSince, now, heads);
+    headsSince = now;
+    const sync = {
+      t: 'sync',
+      deltas,
+      demand,
+      penalties: penalties.splice(0),
+      health,
+      saved,
+    } as const;
+    return send(heads.length === 0 ? sync : { ...sync, heads });
   };
+  /** Head readings from before this were reported already. */
+  let headsSince = -Infinity;
 
   let states = 0;
   let ready: () => void = () => undefined;
@@ -159,6 +173,12 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
       else node.penalty.penalize(now, seconds);
     }
     if (state.cordoned !== undefined) applyCordons(state.cordoned);
+    for (const reading of state.heads ?? []) {
+      const node = server.topology.node(reading[0]);
+      if (node === undefined) continue;
+      const at = now - reading[4];
+      server.topology.chainOf(node).observeRelayed(node.heads, reading[1], reading, at, now);
+    }
     // A few answers: this worker has its shares, and the others have made room for them.
     if (++states === READY_AFTER_STATES) ready();
   };

@@ -10,6 +10,8 @@ import { startCli, type CliProcess } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
 import { recordingUpstream, stopRecordingUpstreams } from '../support/recording-upstream.js';
 import { busiestWindow } from '../support/arrivals.js';
+import { postOnNewConnection } from '../support/fresh-connection.js';
+import { holdWorker } from '../support/held-worker.js';
 
 let temp: TempDir | undefined;
 let proxy: CliProcess | undefined;
@@ -127,30 +129,23 @@ describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
   });
 
   it('answers /metrics while a worker is still starting, and adds it in once it serves', async () => {
-    // A preload holds worker 2 before any of cascade runs in it (as a slow start on a busy
-    // machine, or a restart after a crash, does) until the test releases it.
+    // Worker 2 is held before any of cascade runs in it until the test releases it.
     temp = makeTempDir('cascade-workers-');
-    const release = temp.path('release');
-    writeFileSync(
-      temp.path('hold.cjs'),
-      `if (require('node:cluster').worker?.id === 2) {\n` +
-        `  const cell = new Int32Array(new SharedArrayBuffer(4));\n` +
-        `  while (!require('node:fs').existsSync(${JSON.stringify(release)}))\n` +
-        `    Atomics.wait(cell, 0, 0, 20);\n}\n`,
-    );
+    const held = holdWorker(temp, 2);
     const upstream = await recordingUpstream();
-    const { url } = await startWorkers(upstream.url, '', NO_CACHE, {
-      NODE_OPTIONS: `--require ${temp.path('hold.cjs')}`,
-    });
+    const { url } = await startWorkers(upstream.url, '', NO_CACHE, held.env);
     for (let i = 0; i < 5; i++) expect(await post(url, i)).toBe(200);
     const early = await fetch(`${url}/metrics`);
     expect(early.status).toBe(200);
     expect(await early.text()).toMatch(/^rpc_requests_total\{outcome="forwarded"\} 5$/m);
 
-    writeFileSync(release, '');
+    held.release();
     await proxy!.waitFor(/"worker":2,.*worker serving/);
-    // Round robin between the two: the late worker takes about half of these.
-    for (let i = 0; i < 20; i++) expect(await post(url, i)).toBe(200);
+    // A new connection each: the workers take turns, the late one serves half of these.
+    for (let i = 0; i < 20; i++) {
+      const body = `{"jsonrpc":"2.0","id":${i},"method":"getSlot"}`;
+      expect((await postOnNewConnection(url, body)).status).toBe(200);
+    }
     const both = await (await fetch(`${url}/metrics`)).text();
     expect(both).toMatch(/^rpc_requests_total\{outcome="forwarded"\} 25$/m);
   });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
-import { Bound, ChainState, Family, Level, headSlot } from './chain-state.js';
+import {
+  Bound,
+  ChainState,
+  Family,
+  Level,
+  headSlot,
+  ownReadings,
+  type RelayedReading,
+} from './chain-state.js';
 
 const LATEST = headSlot(Family.solana, Level.latest);
 const FINAL = headSlot(Family.solana, Level.finalized);
@@ -118,5 +126,51 @@ describe('ChainState', () => {
     chain.observe(a, EVM, 2 ** 60, Bound.exact, 0);
     chain.observe(a, EVM, 1.5, Bound.exact, 0);
     expect(chain.active).toBe(false);
+  });
+});
+
+describe('ChainState with readings relayed from other workers', () => {
+  it('takes a newer reading, never over a newer one of its own, and never an expired one', () => {
+    const { clock, chain, a, b } = setup();
+    clock.advance(20_000);
+    const now = clock.now();
+    chain.observe(a, LATEST, 900, Bound.exact, now - 100);
+    // Older than its own: kept its own.
+    chain.observeRelayed(a, LATEST, ['a', LATEST, 880, Bound.exact, 0], now - 200, now);
+    expect(chain.headOf(a, LATEST, now)).toBe(900);
+    // Newer: taken, and b's relayed head makes the chain head known.
+    chain.observeRelayed(a, LATEST, ['a', LATEST, 905, Bound.exact, 0], now - 50, now);
+    chain.observeRelayed(b, LATEST, ['b', LATEST, 700, Bound.exact, 0], now - 50, now);
+    expect(chain.chainHead(LATEST, now)).toBe(905);
+    expect(chain.lagOf(b, LATEST, now)).toBe(205);
+    // Past the age limit: ignored.
+    const c = chain.nodeHeads('c');
+    chain.observeRelayed(c, LATEST, ['c', LATEST, 906, Bound.exact, 0], now - 11_000, now);
+    expect(chain.headOf(c, LATEST, now)).toBe(-1);
+    // A lower bound below the head known adds nothing.
+    chain.observeRelayed(a, LATEST, ['a', LATEST, 800, Bound.atLeast, 0], now - 10, now);
+    expect(chain.headOf(a, LATEST, now)).toBe(905);
+  });
+
+  it('reports only its own readings, so none echoes back', () => {
+    const { clock, chain, a, b } = setup();
+    const now = clock.now();
+    chain.observe(a, LATEST, 900, Bound.exact, now);
+    chain.observeRelayed(b, LATEST, ['b', LATEST, 899, Bound.exact, 0], now, now);
+    const out: RelayedReading[] = [];
+    ownReadings(a, 0, now + 5, out);
+    ownReadings(b, 0, now + 5, out);
+    expect(out).toEqual([['a', LATEST, 900, Bound.exact, 5]]);
+    // Seen again here: its own from now on.
+    chain.observe(b, LATEST, 901, Bound.exact, now + 5);
+    ownReadings(b, now + 1, now + 5, out);
+    expect(out).toEqual([
+      ['a', LATEST, 900, Bound.exact, 5],
+      ['b', LATEST, 901, Bound.exact, 0],
+    ]);
+    // Only readings since the last report.
+    const later: RelayedReading[] = [];
+    ownReadings(a, now + 1, now + 5, later);
+    expect(later).toEqual([]);
   });
 });

@@ -39,6 +39,35 @@ export function headSlot(family: Family, level: Level): number {
   return family * LEVELS + level;
 }
 
+/**
+ * One node's reading as it crosses between the workers of `--workers N`: node name, head slot
+ * (`headSlot`), value as stored, Bound, and its age in ms when sent.
+ */
+export type RelayedReading = readonly [
+  node: string,
+  slot: number,
+  value: number,
+  bound: number,
+  ageMs: number,
+];
+
+/**
+ * The readings of `heads` this process made itself at or after `since`, ages in ms at `now`:
+ * what a worker of `--workers N` reports so that the other workers know the heads too.
+ */
+export function ownReadings(
+  heads: NodeHeads,
+  since: number,
+  now: number,
+  into: RelayedReading[],
+): void {
+  for (let slot = 0; slot < SLOTS; slot++) {
+    const seenAt = heads.seenAt[slot]!;
+    if (heads.values[slot]! < 0 || heads.relayed[slot] === 1 || seenAt < since) continue;
+    into.push([heads.name, slot, heads.values[slot]!, heads.bound[slot]!, now - seenAt]);
+  }
+}
+
 /** What a reading says about a node's head. */
 export const Bound = {
   /** The head is this (eth_blockNumber, getSlot, context.slot). */
@@ -62,6 +91,11 @@ export class NodeHeads {
    * known to be behind anything above it, and no reading of the chain's head now.
    */
   readonly bound = new Uint8Array(SLOTS);
+  /**
+   * 1 where the reading came from another worker of `--workers N` (through the primary), 0
+   * where this process saw it: only its own readings are reported on, so none echoes back.
+   */
+  readonly relayed = new Uint8Array(SLOTS);
   /** Set by the chain-identity check: never counted, never routed to. */
   wrongChain = false;
 
@@ -179,19 +213,55 @@ export class ChainState {
   /** Records what one answer said about a node's head. */
   observe(heads: NodeHeads, slot: number, value: number, bound: Bound, now: number): void {
     if (!Number.isSafeInteger(value) || value < 0) return;
-    const current = this.headOf(heads, slot, now);
-    if (bound === Bound.atLeast) {
-      if (current >= value) return;
-    } else if (bound === Bound.below) {
+    if (bound === Bound.below) {
+      const current = this.headOf(heads, slot, now);
       if (current !== -1 && current < value) return;
       value = value - 1;
       if (value < 0) return;
     }
+    this.#record(heads, slot, value, bound, now, now, 0);
+  }
+
+  /**
+   * Takes a reading another worker recorded (`value` as it stored it: a `below` bound is
+   * already one under the block that was missing) `seenAt` on this process's clock, unless
+   * this process has a newer one of its own or the reading has expired.
+   */
+  observeRelayed(
+    heads: NodeHeads,
+    slot: number,
+    reading: RelayedReading,
+    seenAt: number,
+    now: number,
+  ): void {
+    const [, , value, bound] = reading;
+    if (!Number.isSafeInteger(value) || value < 0 || bound > Bound.below) return;
+    if (now - seenAt > this.#options.maxAgeMs) return;
+    if (heads.values[slot]! >= 0 && heads.seenAt[slot]! >= seenAt) return;
+    if (bound === Bound.below) {
+      const current = this.headOf(heads, slot, now);
+      if (current !== -1 && current <= value) return;
+    }
+    this.#record(heads, slot, value, bound as Bound, seenAt, now, 1);
+  }
+
+  #record(
+    heads: NodeHeads,
+    slot: number,
+    value: number,
+    bound: Bound,
+    seenAt: number,
+    now: number,
+    relayed: number,
+  ): void {
+    const current = this.headOf(heads, slot, now);
+    if (bound === Bound.atLeast && current >= value) return;
     // A new value (or one that had expired) can move the chain head; a repeat only refreshes.
     if (heads.values[slot] !== value || current === -1) this.#version++;
     heads.values[slot] = value;
-    heads.seenAt[slot] = now;
+    heads.seenAt[slot] = seenAt;
     heads.bound[slot] = bound;
+    heads.relayed[slot] = relayed;
     this.active = true;
   }
 

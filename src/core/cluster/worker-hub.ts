@@ -4,10 +4,13 @@
  * the primary's ledger (the one quotas.json is written from), and answers with the fleet's
  * usage and that worker's share of each node's limits — the replica's limits (the configured
  * ones, or this replica's share of the fleet's when replicas share through Redis) split
- * between the live workers by demand. Penalties a worker learns are passed on to the others.
+ * between the live workers by demand. Penalties a worker learns are passed on to the others,
+ * and so are the node heads its answers showed (each worker judges lag with the heads the
+ * whole fleet has seen, not only the nodes its own share of the traffic happened to reach).
  * Client keys' counters (`key:NAME`) travel the same way as nodes': a key's usage is booked in
  * the primary's ledger, its limits split between the workers by each one's demand for the key.
  */
+import { Bound, type RelayedReading } from '../chain/chain-state.js';
 import type { UsageLedger } from '../quota/usage-ledger.js';
 import type { CoordinatedNode, ShareTarget } from './redis-coordinator.js';
 import { ShareGate, smoothDemand, splitLimit } from './shares.js';
@@ -23,6 +26,8 @@ export interface WorkerSync {
   readonly penalties: ReadonlyArray<readonly [string, number]>;
   /** Credits its cache saved since the last report, per node (absent: none). */
   readonly saved?: Readonly<Record<string, number>>;
+  /** Node heads its own answers showed since the last report (absent: none). */
+  readonly heads?: readonly RelayedReading[];
 }
 
 /** The primary's answer (primary → worker). */
@@ -37,7 +42,26 @@ export interface PrimaryState {
   readonly shares: Readonly<Record<string, WorkerShare>>;
   /** Penalties other workers learned: [node, seconds] (0 = recovered). */
   readonly penalties: ReadonlyArray<readonly [string, number]>;
+  /** Node heads other workers saw that this one was not told yet (absent: none). */
+  readonly heads?: readonly RelayedReading[];
 }
+
+/** A head reading the primary holds for the workers: the newest per node and commitment. */
+interface HeldReading {
+  readonly reading: RelayedReading;
+  /** When it was seen, on the primary's clock. */
+  readonly seenAt: number;
+  /** The worker that reported it (it is not told its own reading back). */
+  readonly from: number;
+  /** Order of arrival: a worker is told the readings past the last one it was told. */
+  readonly seq: number;
+}
+
+/**
+ * How long the primary keeps a head reading nobody refreshed: longer than any sensible
+ * `head_max_age_seconds` (each worker drops the ones past its own age limit anyway).
+ */
+const HELD_READING_MS = 10 * 60_000;
 
 /** One worker's share of one node's (or key's) limits: [rps, concurrent, per-IP rps?]. */
 export type WorkerShare = readonly [number | null, number | null, (number | null)?];
@@ -56,6 +80,8 @@ interface WorkerState {
   readonly gates: Map<string, Gates>;
   /** Penalties learned by other workers, not yet told to this one. */
   inbox: Array<readonly [string, number]>;
+  /** The last head reading (HeldReading.seq) this worker was told. */
+  toldHeads: number;
 }
 
 const finite = (value: number): number | null => (Number.isFinite(value) ? value : null);
@@ -68,9 +94,14 @@ export class WorkerHub implements ShareTarget {
   /** Rate tokens the workers wanted since the coordinator last asked, per node. */
   readonly #wanted = new Map<string, number>();
 
+  /** The newest head reading per node and commitment (`name/slot`), from any worker. */
+  readonly #readings = new Map<string, HeldReading>();
+  #readingSeq = 0;
+
   constructor(
     private readonly ledger: UsageLedger,
     private readonly nodeList: () => readonly CoordinatedNode[],
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** A worker joined: it starts with no share and grows into one over a few splits. */
@@ -80,6 +111,7 @@ export class WorkerHub implements ShareTarget {
       smoothed: new Map(),
       gates: new Map(),
       inbox: [],
+      toldHeads: -1,
     });
   }
 
@@ -116,7 +148,49 @@ export class WorkerHub implements ShareTarget {
     }
     const penalties = worker.inbox;
     worker.inbox = [];
-    return { t: 'state', totals: this.#totals(), shares: this.#sharesOf(worker), penalties };
+    const now = this.now();
+    if (report.heads !== undefined) this.#holdReadings(id, report.heads, now);
+    const heads = this.#headsFor(id, worker, now);
+    const state: PrimaryState = {
+      t: 'state',
+      totals: this.#totals(),
+      shares: this.#sharesOf(worker),
+      penalties,
+    };
+    return heads.length === 0 ? state : { ...state, heads };
+  }
+
+  /** Keeps each reported reading unless a newer one of that node's head is held. */
+  #holdReadings(from: number, readings: readonly RelayedReading[], now: number): void {
+    for (const reading of readings) {
+      const [node, slot, value, bound, age] = reading;
+      const key = `${node}/${slot}`;
+      const seenAt = now - age;
+      const held = this.#readings.get(key);
+      if (held !== undefined) {
+        if (held.seenAt >= seenAt) continue;
+        // "At least N" adds nothing to a head known at N or above.
+        if (bound === Bound.atLeast && held.reading[2] >= value) continue;
+      }
+      this.#readings.set(key, { reading, seenAt, from, seq: ++this.#readingSeq });
+    }
+  }
+
+  /** The held readings worker `id` was not told yet (not its own), ages as of `now`. */
+  #headsFor(id: number, worker: WorkerState, now: number): RelayedReading[] {
+    const heads: RelayedReading[] = [];
+    if (worker.toldHeads === this.#readingSeq) return heads;
+    for (const [key, held] of this.#readings) {
+      if (now - held.seenAt > HELD_READING_MS) {
+        this.#readings.delete(key);
+        continue;
+      }
+      if (held.seq <= worker.toldHeads || held.from === id) continue;
+      const [node, slot, value, bound] = held.reading;
+      heads.push([node, slot, value, bound, now - held.seenAt]);
+    }
+    worker.toldHeads = this.#readingSeq;
+    return heads;
   }
 
   /**
