@@ -100,7 +100,6 @@ describe('--workers 2 with chains and accounts', () => {
 
     // Counters add up over the workers; each request counted once, in its chain.
     const text = await (await fetch(`${url}/metrics`)).text();
-    // (Read line by line: the primary's cluster exposition spells NaN "Nan", as prom-client does.)
     const value = (name: string, labels: Record<string, string>) => {
       const selector = Object.entries(labels)
         .map(([k, v]) => `${k}="${v}"`)
