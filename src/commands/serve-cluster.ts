@@ -31,7 +31,18 @@ export async function runPrimary(
     port: options.port,
   });
   signals.serving(primary);
-  log.info({ signal: await signals.stopped }, 'shutting down: draining the workers');
+  const end = await Promise.race([
+    signals.stopped.then((signal) => ({ signal })),
+    primary.failed.then((failure) => ({ failure })),
+  ]);
+  if ('failure' in end) {
+    // The worker printed the error and its hint; the primary says why everything stops.
+    log.error({ err: end.failure.message }, 'a worker could not start serving: stopping');
+    const summary = await primary.close();
+    log.info({ usage: summary.usage }, 'cascade stopped');
+    return summary.code === 0 ? 1 : summary.code;
+  }
+  log.info({ signal: end.signal }, 'shutting down: draining the workers');
   const summary = await primary.close();
   log.info({ usage: summary.usage }, 'cascade stopped');
   return summary.code;

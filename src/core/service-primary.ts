@@ -67,8 +67,19 @@ export type PrimarySummary = FinalUsage;
 export interface CascadePrimary {
   readonly quotasPath: string;
   readonly adminPort: number | undefined;
+  /**
+   * Settles when a worker could not start serving (a port it cannot bind): every worker would
+   * fail the same way, so the caller stops the proxy and exits non-zero.
+   */
+  readonly failed: Promise<WorkerFailure>;
   reload(): ReloadOutcome;
   close(): Promise<PrimarySummary>;
+}
+
+/** Why a worker could not start serving, as it said it. */
+export interface WorkerFailure {
+  readonly message: string;
+  readonly hint?: string;
 }
 
 /** A worker that keeps crashing is restarted after up to this long. */
@@ -127,6 +138,8 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   };
   let closing = false;
   let crashes = 0;
+  let fail: (failure: WorkerFailure) => void = () => undefined;
+  const failed = new Promise<WorkerFailure>((resolve) => (fail = resolve));
   const asks = new WorkerAsks();
   const live = (): Worker[] =>
     Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
@@ -177,6 +190,8 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
       tell(worker, { ...hub.sync(worker.id, message), cordoned: operator.cordoned });
     } else if (message.t === 'reply') {
       asks.answer(message.id, message.value);
+    } else if (message.t === 'failed') {
+      if (!closing) fail(message);
     } else if (message.t === 'ask') {
       const cordoned = new Set(operator.cordoned);
       const accountUsed = (name: string) => ledger.counter(accountUsageName(name)).used;
@@ -301,7 +316,13 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     return usage.close();
   };
   let closed: Promise<PrimarySummary> | undefined;
-  return { quotasPath, adminPort: admin?.port, reload, close: () => (closed ??= close()) };
+  return {
+    quotasPath,
+    adminPort: admin?.port,
+    failed,
+    reload,
+    close: () => (closed ??= close()),
+  };
 }
 
 /** The cluster gauges without Redis: one replica, its full limits. */

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { LocalOperator } from './admin/local-operator.js';
 import type { Clock } from './clock.js';
 import { MONOTONIC_CLOCK } from './clock.js';
+import { isCascadeError } from './errors.js';
 import { rebindConfig } from './config/config-handoff.js';
 import type { PrimaryState } from './cluster/worker-hub.js';
 import { METRICS_GATHER_TIMEOUT_MS } from './cluster/worker-asks.js';
@@ -204,10 +205,22 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
   const timer = setInterval(() => void report(), WORKER_SYNC_MS);
   void report();
   await shared;
-  await server.listen();
-  // Each worker takes upgrades on the shared port (and ws_port): node:cluster hands a new
-  // connection, WebSocket or not, to one worker, whose sockets and subscriptions stay there.
-  const ws = await startWs(server, options);
+  let ws: Awaited<ReturnType<typeof startWs>>;
+  try {
+    await server.listen();
+    // Each worker takes upgrades on the shared port (and ws_port): node:cluster hands a new
+    // connection, WebSocket or not, to one worker, whose sockets and subscriptions stay there.
+    ws = await startWs(server, options);
+  } catch (err) {
+    // Every worker would fail the same way: the primary stops rather than restart them.
+    clearInterval(timer);
+    operator?.stop();
+    await server.close(0);
+    const hint = isCascadeError(err) ? err.hint : undefined;
+    await send({ t: 'failed', message: (err as Error).message, ...(hint ? { hint } : {}) });
+    if (process.connected) process.disconnect();
+    throw err;
+  }
   options.logger.info({ pid: process.pid }, 'worker serving');
   await stopped;
   operator?.stop();

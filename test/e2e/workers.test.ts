@@ -3,6 +3,8 @@
  * the provider — one rate limit, one usage, one /health — and survive a worker crashing.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli-process.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
@@ -148,6 +150,48 @@ describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
     }
     const both = await (await fetch(`${url}/metrics`)).text();
     expect(both).toMatch(/^rpc_requests_total\{outcome="forwarded"\} 25$/m);
+  });
+
+  it('serves with metrics_port: the primary holds it, the workers take the main port', async () => {
+    const upstream = await recordingUpstream();
+    const metricsPort = await freePort();
+    // (Keys after the blank line still belong to [server].)
+    const { url } = await startWorkers(
+      upstream.url,
+      '',
+      `metrics_port = ${metricsPort}\n${NO_CACHE}`,
+    );
+    for (let i = 0; i < 8; i++) {
+      const body = `{"jsonrpc":"2.0","id":${i},"method":"getSlot"}`;
+      expect((await postOnNewConnection(url, body)).status).toBe(200);
+    }
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^rpc_requests_total\{outcome="forwarded"\} 8$/m);
+    // As with one process: /metrics is on its own port only.
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+    expect(proxy!.output()).not.toMatch(/already in use/);
+  });
+
+  it('stops with the error and exit 1 when the workers cannot bind the port', async () => {
+    const upstream = await recordingUpstream();
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      temp = makeTempDir('cascade-workers-');
+      writeFileSync(temp.path('prices.toml'), '[routing]\n[limits]\nunknown_method_cost = 1\n');
+      writeFileSync(
+        temp.path('config.toml'),
+        `[server]\nhost = "127.0.0.1"\nport = ${port}\n\n[[nodes]]\nname = "n"\n` +
+          `url = "${upstream.url}"\ntier = 0\nmonthly_limit = 0\nprovider_pricing_path = "prices.toml"\n`,
+      );
+      proxy = startCli(['serve', '--config', 'config.toml', '--workers', '2'], { cwd: temp.dir });
+      expect(await proxy.exited()).toBe(1);
+      expect(proxy.output()).toContain(`error: proxy: 127.0.0.1:${port} is already in use`);
+      expect(proxy.output()).toMatch(/a worker could not start serving: stopping/);
+    } finally {
+      holder.close();
+    }
   });
 
   it('answers /health and /metrics for the whole proxy', async () => {

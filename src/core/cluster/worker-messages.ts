@@ -65,7 +65,9 @@ export type WorkerMessage =
       readonly id: number;
       readonly value: readonly NodeView[] | KeyActivity | SeriesSnapshot | null;
     }
-  | { readonly t: 'bye' };
+  | { readonly t: 'bye' }
+  /** It could not start serving (a port it cannot bind): the primary stops the whole proxy. */
+  | { readonly t: 'failed'; readonly message: string; readonly hint?: string };
 
 /** Primary → worker. A worker leaving may close its channel between check and write: not an error. */
 export function tellWorker(worker: Worker, message: PrimaryCommand): void {

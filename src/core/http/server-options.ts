@@ -26,7 +26,10 @@ export interface ProxyServerOptions {
   readonly attemptTimeoutMs?: number;
   /** Hears every node penalty (seconds) and recovery (0): workers pass them to the others. */
   readonly onNodeHealth?: (node: string, seconds: number) => void;
-  /** Where /health and /metrics come from when this process is one of several workers. */
+  /**
+   * Where /health and /metrics come from when this process is one of several workers; the
+   * primary then holds `metrics_port` (a worker never binds it).
+   */
   readonly fleetView?: {
     health(): Promise<HealthReport>;
     metrics(): Promise<string>;

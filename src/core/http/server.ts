@@ -38,8 +38,10 @@ export class ProxyServer {
   readonly #options: ProxyServerOptions;
   readonly #clock: Clock;
   readonly #server: Server;
-  /** The loopback listener of `metrics_port`, when configured. */
+  /** The loopback listener of `metrics_port`, when configured (and not a worker's). */
   #metricsListener: MetricsListener | undefined;
+  /** `metrics_port` is set: /metrics is served there (by this process or the primary), not here. */
+  #metricsAway = false;
   /** What every chain's requests share (keys, counts, limits…). */
   readonly #shared: SharedHandlerContext;
   /** The chains served, each with its own routing context and cache. */
@@ -122,11 +124,12 @@ export class ProxyServer {
         ),
     );
     proxy.#port = await listen(proxy.#server, host, options.port ?? server.port, 'proxy');
-    if (server.enableMetrics && server.metricsPort !== undefined) {
+    proxy.#metricsAway = server.enableMetrics && server.metricsPort !== undefined;
+    if (proxy.#metricsAway && options.fleetView === undefined) {
       const metricsListener = new MetricsListener(options, proxy.metrics);
       proxy.#metricsListener = metricsListener;
       try {
-        await metricsListener.listen(server.metricsPort);
+        await metricsListener.listen(server.metricsPort!);
       } catch (err) {
         await proxy.close(0);
         throw err;
@@ -275,11 +278,7 @@ export class ProxyServer {
       return sendStatus(res, 405, 'Method Not Allowed', 'POST');
     }
     if (path === '/health') return serveHealth(req, res, cors, this.#options.fleetView, this);
-    if (
-      path === '/metrics' &&
-      this.#config.server.enableMetrics &&
-      this.#metricsListener === undefined
-    ) {
+    if (path === '/metrics' && this.#config.server.enableMetrics && !this.#metricsAway) {
       return serveMetrics(req, res, this.metrics, this.#options.fleetView, this.#options.logger);
     }
     if (this.#options.extraRoutes?.(req, res, path)) return;
