@@ -94,6 +94,27 @@ describe('planReload', () => {
     expect(plan.next.nodes).toBe(next.config!.nodes);
   });
 
+  it('reloads [server]’s chain-state keys as the chain’s lag settings, not as a restart', () => {
+    const running = configOf(dir.loadServer({ max_lag: 50, admin_port: 4001 }));
+    const raised = dir.loadServer({ max_lag: 1000, admin_port: 4001 });
+    const plan = planReload(running, raised);
+    if (!plan.ok) throw new Error('expected a plan');
+    expect(plan.needsRestart).toEqual([]);
+    expect(plan.beyondNodes).toEqual(['chain default: lag settings']);
+    expect(plan.next.server.chain?.maxLag).toEqual([1000, 1000]);
+    expect(plan.next.server.adminPort).toBe(4001);
+    // Unchanged: nothing to report, the running [server] stays as it is.
+    const same = planReload(running, dir.loadServer({ max_lag: 50, admin_port: 4001 }));
+    if (!same.ok) throw new Error('expected a plan');
+    expect(same.needsRestart).toEqual([]);
+    expect(same.beyondNodes).toEqual([]);
+    expect(same.next.server).toBe(running.server);
+    // Removed: back to the shipped defaults.
+    const dropped = planReload(running, dir.loadServer({ admin_port: 4001 }));
+    if (!dropped.ok) throw new Error('expected a plan');
+    expect(dropped.next.server.chain).toBeUndefined();
+  });
+
   it('reports a changed [cluster] as needing a restart and keeps the running one', () => {
     const running = configOf(dir.load({}));
     const next = dir.load({ extra: '[cluster]\nworkers = 2\n' });

@@ -116,22 +116,35 @@ function mapsAsEntries(_key: string, value: unknown): unknown {
   return value instanceof Map ? [...value] : value;
 }
 
+/** `server` with `from`'s chain-state settings (or none, when `from` has none). */
+function withChainOf(server: Config['server'], from: Config['server']): Config['server'] {
+  const { chain: _running, ...rest } = server;
+  return from.chain === undefined ? rest : { ...rest, chain: from.chain };
+}
+
 /**
  * Plans a reload of `running` from `loaded` (the file read again; undefined: there is no file).
- * `[server]` and `[cluster]` apply at startup only, so they are kept and their changes listed.
+ * `[server]` and `[cluster]` apply at startup only, so they are kept and their changes listed —
+ * except `[server]`'s chain-state keys, which reload as the implicit chain's settings.
  */
 export function planReload(running: Config, loaded: LoadResult | undefined): ReloadPlan {
   if (loaded === undefined) return { ok: false, problems: [NO_CONFIG_FILE] };
   if (loaded.config === undefined) return { ok: false, problems: loaded.errors.map(formatProblem) };
   const fresh = loaded.config;
-  const needsRestart = changedServerFields(running.server, fresh.server).map(
-    (key) => `server.${serverKeyOf(key)}`,
-  );
+  // [server]'s chain-state keys (max_lag, head_*, expect_chain, max_logs_block_range) are the
+  // implicit chain's settings: they reload as a [[chains]] entry's do, listed as its "lag
+  // settings" — not as a [server] change waiting for a restart.
+  const needsRestart = changedServerFields(running.server, fresh.server)
+    .filter((key) => key !== 'chain')
+    .map((key) => `server.${serverKeyOf(key)}`);
+  const sameChain =
+    JSON.stringify(running.server.chain ?? null) === JSON.stringify(fresh.server.chain ?? null);
+  const server = sameChain ? running.server : withChainOf(running.server, fresh.server);
   if (JSON.stringify(running.cluster ?? null) !== JSON.stringify(fresh.cluster ?? null))
     needsRestart.push('[cluster]');
   return {
     ok: true,
-    next: { ...fresh, server: running.server, cluster: running.cluster },
+    next: { ...fresh, server, cluster: running.cluster },
     diff: diffNodes(running.nodes, fresh.nodes),
     beyondNodes: [
       ...diffNamed('chain', chainsOf(running), chainsOf(fresh), CHAIN_FIELDS),

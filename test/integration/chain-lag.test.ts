@@ -111,6 +111,29 @@ describe('lag-aware routing', () => {
     expect(fast.status).not.toBe('down');
   });
 
+  it('applies a reloaded max_lag to the next request, raised or lowered', async () => {
+    const { h, chain } = await start(200);
+    await learnHeads(h);
+    const head = chain.slot();
+    const balance = async (id: number) => {
+      pinLatencies(h);
+      return contextSlotOf((await h.post(rpc('getBalance', id, [PUBKEY]))).json);
+    };
+    // max_lag 300: `fast` (200 behind) takes state reads.
+    expect(await balance(1)).toBe(head - 200);
+    const lagged = (maxLag: number) => ({
+      ...h.server.config,
+      server: {
+        ...h.server.config.server,
+        chain: { ...h.server.config.server.chain!, maxLag: [maxLag, 4] as const },
+      },
+    });
+    h.server.reload(lagged(100));
+    expect(await balance(2)).toBe(head);
+    h.server.reload(lagged(1000));
+    expect(await balance(3)).toBe(head - 200);
+  });
+
   it('samples with batches too: a batch-only client shows the other node its head', async () => {
     const { h } = await start(200);
     const chain = h.server.topology.chain;
