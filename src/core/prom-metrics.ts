@@ -62,6 +62,27 @@ export async function addUpSeries(snapshots: readonly SeriesSnapshot[]): Promise
   return spellNaN(await sum.metrics());
 }
 
+type MetricJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
+type ValueJson = MetricJson['values'][number] & { sharedLabels?: Record<string, string | number> };
+
+/**
+ * One metric of a worker's series, made fit for `AggregatorRegistry.aggregate`, which groups
+ * by `labels` alone: the indexed histograms keep their series labels in `sharedLabels` (one
+ * object for all buckets), so they are folded into each value's labels — else every node and
+ * outcome would be summed into one series. And an averaged gauge drops a NaN (a node this
+ * worker has not measured yet): it would make the fleet's average NaN.
+ */
+function forAddingUp(metric: MetricJson): MetricJson {
+  const averaged = (metric as { aggregator?: string }).aggregator === 'average';
+  const values: ValueJson[] = [];
+  for (const value of metric.values as ValueJson[]) {
+    if (averaged && Number.isNaN(value.value)) continue;
+    const { sharedLabels, ...rest } = value;
+    values.push(sharedLabels ? { ...rest, labels: { ...value.labels, ...sharedLabels } } : value);
+  }
+  return { ...metric, values };
+}
+
 /** prom-client prints NaN as "Nan"; the exposition format spells it NaN. */
 function spellNaN(text: string): string {
   return text.replace(/ Nan$/gm, ' NaN');
@@ -259,6 +280,6 @@ class PromMetrics implements ProxyMetrics {
   }
 
   async series(): Promise<SeriesSnapshot> {
-    return this.#registry.getMetricsAsJSON();
+    return (await this.#registry.getMetricsAsJSON()).map(forAddingUp);
   }
 }

@@ -206,6 +206,19 @@ describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
     // Counted by both workers, added up: every request once.
     expect(metrics).toMatch(/^rpc_requests_total\{outcome="forwarded"\} 20$/m);
     expect(metrics).toMatch(/^cascade_cluster_members 1$/m);
+    // Histograms keep their labels when added up over the workers.
+    expect(metrics).toMatch(/^rpc_request_duration_seconds_count\{outcome="forwarded"\} 20$/m);
+    expect(metrics).toMatch(
+      /^rpc_upstream_duration_seconds_count\{node="n",outcome="success"\} 20$/m,
+    );
+    // These came over one connection, to one worker: the other has no latency to average in,
+    // and that is no reason for NaN (set at the next ranking tick, once a second).
+    await expect
+      .poll(async () => {
+        const text = await (await fetch(`${url}/metrics`)).text();
+        return /^rpc_node_latency_ema_seconds\{node="n",tier="0"\} (\S+)$/m.exec(text)?.[1];
+      })
+      .toMatch(/^\d/);
   });
 
   it("describes the whole proxy on the primary's admin listener, and cordons in every worker", async () => {
