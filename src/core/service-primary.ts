@@ -36,7 +36,7 @@ import { withChainsAndAccounts } from './http/chain-health.js';
 import { accountUsageName } from './config/accounts-section.js';
 import { DRAIN_TIMEOUT_MS } from './http/server.js';
 import type { ClusterSample, SeriesSnapshot } from './metrics.js';
-import { addUpSeries } from './prom-metrics.js';
+import { FleetSeries } from './prom-fleet-series.js';
 import { ClientKeys } from './keys/client-keys.js';
 import { keyPeriods } from './keys/key-periods.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
@@ -121,21 +121,17 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const registry = new Registry();
   // The workers' series added up, then the primary's own. Only workers that have reported are
   // asked: their series exist and they listen (one still starting would stall the scrape).
-  const renderMetrics = async (): Promise<string> => {
-    const serving = live().filter((worker) => health.has(worker.id));
-    const answers = await asks.ask(
-      serving,
+  const series = new FleetSeries<Worker>(async (worker) => {
+    const [answer] = await asks.ask(
+      [worker],
       (id): PrimaryCommand => ({ t: 'series', id }),
       tell,
       METRICS_GATHER_TIMEOUT_MS,
     );
-    const silent = serving.filter((worker) => worker.isConnected()).length - answers.length;
-    if (silent > 0)
-      throw new Error(
-        `${silent} of ${serving.length} workers sent no metrics within ${METRICS_GATHER_TIMEOUT_MS} ms`,
-      );
-    return `${await addUpSeries(answers as SeriesSnapshot[])}${await registry.metrics()}`;
-  };
+    return answer as SeriesSnapshot | undefined;
+  });
+  const renderMetrics = async (): Promise<string> =>
+    `${await series.render(live().filter((worker) => health.has(worker.id)))}${await registry.metrics()}`;
   let closing = false;
   let crashes = 0;
   let fail: (failure: WorkerFailure) => void = () => undefined;
@@ -215,6 +211,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const onExit = (worker: Worker, code: number | null, signal: string | null): void => {
     hub.remove(worker.id);
     health.delete(worker.id);
+    series.retire(worker.id);
     if (closing) return;
     crashes++;
     const delay = Math.min(100 * 2 ** Math.min(crashes, 6), MAX_RESTART_DELAY_MS);

@@ -277,4 +277,25 @@ describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
     expect((await upstream.report()).peak).toBeLessThanOrEqual(4);
     expect(await proxy!.stop('SIGTERM')).toBe(0);
   });
+
+  it('never turns a counter back when a worker crashes', async () => {
+    const upstream = await recordingUpstream();
+    const { url } = await startWorkers(upstream.url, '');
+    const forwarded = async (): Promise<number> => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      return Number(/^rpc_requests_total\{outcome="forwarded"\} (\d+)$/m.exec(text)?.[1]);
+    };
+    // New connections: both workers serve some of these.
+    for (let i = 0; i < 20; i++) {
+      const body = `{"jsonrpc":"2.0","id":${i},"method":"getSlot"}`;
+      expect((await postOnNewConnection(url, body)).status).toBe(200);
+    }
+    expect(await forwarded()).toBe(20);
+    const [victim] = workerPids(proxy!.child.pid!);
+    process.kill(victim!, 'SIGKILL');
+    await proxy!.waitFor(/worker exited; restarting it/);
+    await expect.poll(() => workerPids(proxy!.child.pid!).length).toBe(2);
+    // The scrape (over a connection to the survivor) still counts what the dead one served.
+    expect(await forwarded()).toBe(20);
+  });
 });
