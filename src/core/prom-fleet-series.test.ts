@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestOutcome, type ProxyMetrics, type SeriesSnapshot } from './metrics.js';
+import { RequestOutcome, type ProxyMetrics } from './metrics.js';
 import { FleetSeries } from './prom-fleet-series.js';
 import { createPromMetrics } from './prom-metrics.js';
 
@@ -20,7 +20,7 @@ function served(w: FakeWorker, requests: number): void {
 
 const fleet = () =>
   new FleetSeries<FakeWorker & { isConnected(): boolean }>(async (w) =>
-    w.silent ? undefined : ((await w.metrics.series!()) as SeriesSnapshot),
+    w.silent ? undefined : ((await w.metrics.series!())),
   );
 
 const forwarded = (text: string): number =>
