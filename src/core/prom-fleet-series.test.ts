@@ -20,7 +20,7 @@ function served(w: FakeWorker, requests: number): void {
 
 const fleet = () =>
   new FleetSeries<FakeWorker & { isConnected(): boolean }>(async (w) =>
-    w.silent ? undefined : ((await w.metrics.series!())),
+    w.silent ? undefined : await w.metrics.series!(),
   );
 
 const forwarded = (text: string): number =>
