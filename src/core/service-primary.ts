@@ -177,7 +177,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   };
   const onMessage = (worker: Worker, message: WorkerMessage): void => {
     if (message.t === 'hello') {
-      tell(worker, { t: 'start', config });
+      tell(worker, { t: 'start', config, workers: options.workers });
       // A worker (re)started after a revoke or a budget change starts with them.
       tell(worker, { t: 'keys', overrides: keys.overrides() });
     } else if (message.t === 'sync') {

@@ -102,7 +102,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     fleetView: { health: () => ask<HealthReport>('health'), metrics: () => ask<string>('metrics') },
   });
   // Client keys spend one budget and split their limits with the other workers.
-  shareKeysWithPrimary(server.keys, ledger);
+  shareKeysWithPrimary(server.keys, ledger, inbox.workers);
 
   // Only asked for when the primary has an admin listener.
   const operator =

@@ -12,8 +12,17 @@ import type { Topology } from '../routing/topology.js';
 import type { WorkerShare } from './worker-hub.js';
 import type { PrimaryCommand, WorkerMessage } from './worker-messages.js';
 
-/** Counts the keys' usage in the ledger synced with the primary (which resets it, never a worker). */
-export function shareKeysWithPrimary(keys: ClientKeys, ledger: SharedUsageLedger): void {
+/**
+ * Counts the keys' usage in the ledger synced with the primary (which resets it, never a
+ * worker), and takes this worker's share of each address's failed-check allowance.
+ */
+export function shareKeysWithPrimary(
+  keys: ClientKeys,
+  ledger: SharedUsageLedger,
+  workers: number,
+): void {
+  // Connections from one address reach the workers in turn: each allows its share of failures.
+  keys.splitFailedChecks(workers);
   keys.shareUsage(ledger, () =>
     Promise.reject(new Error('the primary resets key usage, not a worker')),
   );

@@ -18,7 +18,7 @@ export type PrimaryCommand =
    * The config to serve, checked by the primary: `start` answers a worker's `hello`, `reload`
    * carries every applied reload. A worker never reads the config file itself.
    */
-  | { readonly t: 'start'; readonly config: Config }
+  | { readonly t: 'start'; readonly config: Config; readonly workers?: number }
   | { readonly t: 'reload'; readonly config: Config }
   /** The primary asks for this worker's node rows (GET /admin/nodes). */
   | { readonly t: 'view'; readonly id: number }
@@ -98,6 +98,12 @@ export class PrimaryInbox {
   #handler: ((message: PrimaryCommand) => void) | undefined;
   #start: ((config: Config | undefined) => void) | undefined;
   #started = false;
+  #workers = 1;
+
+  /** How many workers the primary runs (from its `start` answer). */
+  get workers(): number {
+    return this.#workers;
+  }
 
   constructor(channel: PrimaryChannel = process) {
     channel.on('message', (message) => this.#take(message));
@@ -124,6 +130,7 @@ export class PrimaryInbox {
     if (!this.#started) {
       if (message.t === 'start') {
         this.#started = true;
+        this.#workers = message.workers ?? 1;
         this.#start?.(message.config);
       }
       // A reload before the start answer: the answer, built later, already holds it.

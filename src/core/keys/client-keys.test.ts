@@ -58,6 +58,27 @@ describe('ClientKeys.identify on a connection', () => {
   });
 });
 
+describe('ClientKeys failed checks split between workers', () => {
+  const guesses = (keys: ClientKeys, ip: string, count: number): string[] =>
+    Array.from({ length: count }, (_, i) =>
+      reasonOf(keys.identify(`ck_guess_${String(i).padStart(26, '0')}`, ip)),
+    );
+
+  it('allows each of two workers half the burst and half the rate', () => {
+    const clock = new ManualClock();
+    const one = new ClientKeys(keysOf(clientKey('alice', ALICE)), true, clock);
+    const half = new ClientKeys(keysOf(clientKey('alice', ALICE)), true, clock);
+    half.splitFailedChecks(2);
+    const unknown = (reasons: string[]) => reasons.filter((r) => r === 'unknown_key').length;
+    expect(unknown(guesses(one, '10.0.0.1', 30))).toBe(20);
+    expect(unknown(guesses(half, '10.0.0.1', 30))).toBe(10);
+    // One second later: 2 more checks for one process, 1 for each worker (2 for the fleet).
+    clock.advance(1000);
+    expect(unknown(guesses(one, '10.0.0.1', 5))).toBe(2);
+    expect(unknown(guesses(half, '10.0.0.1', 5))).toBe(1);
+  });
+});
+
 describe('ClientKeys.onChange and recheck', () => {
   it('tells listeners of every change of the keys in force, the fleet’s revokes included', () => {
     const keys = new ClientKeys(

@@ -38,7 +38,7 @@ export class ClientKeys {
   #byName = new Map<string, KeyState>();
   /** Each connection's last key (a keep-alive connection's repeat skips the hash). */
   readonly #connections = new ConnectionKeys();
-  readonly #failed = new FailedChecks();
+  #failed = new FailedChecks();
   /** What keys removed this period spent (one server alone: shared usage is the ledger's). */
   readonly #retired: RetiredUsage;
   /** Told after the keys in force changed (the WebSocket side re-checks its open sessions). */
@@ -124,6 +124,11 @@ export class ClientKeys {
     const state = this.#byHash.get(hash('sha256', presented, 'hex'));
     if (state === undefined) return UNKNOWN_KEY;
     return state.revoked ? REVOKED_KEY : state;
+  }
+
+  /** One of `parts` workers: this process allows its share of each address's failed checks. */
+  splitFailedChecks(parts: number): void {
+    this.#failed = new FailedChecks(parts);
   }
 
   /**

@@ -16,13 +16,24 @@ const MAX_ADDRESSES = 50_000;
 /** Per-address failure buckets. */
 export class FailedChecks {
   readonly #byIp = new Map<string, TokenBucket>();
+  readonly #rate: number;
+  readonly #burst: number;
+
+  /**
+   * `parts`: how many processes split the allowance (the workers of `--workers N`, which take
+   * an address's connections in turn): each allows its share, the proxy the whole.
+   */
+  constructor(parts = 1) {
+    this.#rate = FAILED_CHECKS_PER_SECOND / parts;
+    this.#burst = Math.max(1, Math.round(FAILED_CHECKS_BURST / parts));
+  }
 
   /** Ms until `ip` may be checked again; 0 = now. */
   waitOf(ip: string, now: number): number {
     const bucket = this.#byIp.get(ip);
     if (bucket === undefined) return 0;
     const available = bucket.available(now);
-    return available >= 1 ? 0 : ((1 - available) * 1000) / FAILED_CHECKS_PER_SECOND;
+    return available >= 1 ? 0 : ((1 - available) * 1000) / this.#rate;
   }
 
   /** Records one failed check from `ip`. */
@@ -30,7 +41,7 @@ export class FailedChecks {
     let bucket = this.#byIp.get(ip);
     if (bucket === undefined) {
       if (this.#byIp.size >= MAX_ADDRESSES) this.#byIp.clear();
-      bucket = new TokenBucket(FAILED_CHECKS_PER_SECOND, now, FAILED_CHECKS_BURST);
+      bucket = new TokenBucket(this.#rate, now, this.#burst);
       this.#byIp.set(ip, bucket);
     }
     bucket.tryTake(now);
