@@ -18,6 +18,11 @@ import { startHarness, type Harness } from '../support/proxy-harness.js';
 import { startWsHarness, type WsHarness } from '../support/ws-harness.js';
 
 const UNAVAILABLE = browserUnavailable();
+/**
+ * Deadlines for a proxy running beside a starting browser: Chromium can hold a busy machine's
+ * CPU past the shipped 500 ms attempt deadline, and these tests are about CORS, not deadlines.
+ */
+const UNHURRIED = { requestTimeoutMs: 10_000, attemptTimeoutMs: 5_000 };
 if (UNAVAILABLE) console.warn(`browser CORS tests skipped: ${UNAVAILABLE}`);
 
 let browser: Browser | undefined;
@@ -86,7 +91,9 @@ describe.skipIf(UNAVAILABLE !== undefined)(
   () => {
     it('calls cascade with fetch and gets the answer', async () => {
       const origin = await servePage();
-      harness = await startHarness([{ name: 'n' }], { server: { corsOrigins: [origin] } });
+      harness = await startHarness([{ name: 'n' }], {
+        server: { ...UNHURRIED, corsOrigins: [origin] },
+      });
       const page = await openPage(origin);
       const result = await callFromPage(page, harness.url, 'getSlot');
       expect(result).toEqual({
@@ -99,7 +106,7 @@ describe.skipIf(UNAVAILABLE !== undefined)(
     it('gets a big answer gzipped and decoded by the browser', async () => {
       const origin = await servePage();
       harness = await startHarness([{ name: 'n', mock: { responseBytes: 300_000 } }], {
-        server: { corsOrigins: ['*'] },
+        server: { ...UNHURRIED, corsOrigins: ['*'] },
       });
       const page = await openPage(origin);
       const encoding = page
@@ -117,7 +124,9 @@ describe.skipIf(UNAVAILABLE !== undefined)(
     it('is blocked from an origin not in cors_origins, and no node is asked', async () => {
       const allowed = await servePage();
       const other = await servePage();
-      harness = await startHarness([{ name: 'n' }], { server: { corsOrigins: [allowed] } });
+      harness = await startHarness([{ name: 'n' }], {
+        server: { ...UNHURRIED, corsOrigins: [allowed] },
+      });
       const page = await openPage(other);
       const result = await callFromPage(page, harness.url, 'getSlot');
       expect(result).toEqual({ ok: false, error: 'TypeError: Failed to fetch' });
