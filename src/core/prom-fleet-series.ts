@@ -6,7 +6,7 @@
  */
 import { AggregatorRegistry } from 'prom-client';
 import type { SeriesSnapshot } from './metrics.js';
-import { addUpSeries } from './prom-metrics.js';
+import { spellNaN } from './prom-metrics.js';
 
 /** What the gatherer needs of a worker. */
 export interface SeriesSource {
@@ -45,8 +45,8 @@ export class FleetSeries<W extends SeriesSource> {
       this.#last.set(worker.id, answer);
       snapshots.push(answer);
     });
-    if (this.#retired.length > 1) this.#retired = [await foldSeries(this.#retired)];
-    return addUpSeries([...this.#retired, ...snapshots]);
+    if (this.#retired.length > 1) this.#retired = [await sumOf(this.#retired).getMetricsAsJSON()];
+    return spellNaN(await sumOf([...this.#retired, ...snapshots]).metrics());
   }
 
   /** Worker `id` exited: its counters as of the last scrape stay in every later sum. */
@@ -59,10 +59,12 @@ export class FleetSeries<W extends SeriesSource> {
   }
 }
 
-/** Several snapshots as one (summed by the metrics' aggregators). */
-async function foldSeries(snapshots: readonly SeriesSnapshot[]): Promise<SeriesSnapshot> {
-  const sum = AggregatorRegistry.aggregate(
+/**
+ * Snapshots added up into one registry (counters and histograms summed; gauges by the
+ * aggregator each declares).
+ */
+function sumOf(snapshots: readonly SeriesSnapshot[]) {
+  return AggregatorRegistry.aggregate(
     snapshots as Parameters<typeof AggregatorRegistry.aggregate>[0],
   );
-  return sum.getMetricsAsJSON();
 }

@@ -4,7 +4,7 @@
  * one array store per record, rendered by the Registry at scrape time; gauges set by the
  * ranking tick and the quota gauges read at scrape time are ordinary prom-client gauges.
  */
-import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { IndexedCounter, IndexedHistogram } from './indexed-series.js';
 import { EMPTY_WS_SNAPSHOT, registerWsMetrics } from './prom-ws-metrics.js';
 import {
@@ -49,19 +49,6 @@ export function createPromMetrics(build: BuildInfo): ProxyMetrics {
   return new PromMetrics(build);
 }
 
-/**
- * The `--workers` primary's sum of its workers' `series()` (counters and histograms summed;
- * gauges by the aggregator each declares), as exposition text. The primary gathers them over
- * its own IPC asks rather than prom-client's cluster requests, so it asks only the workers
- * that are up: one still starting has no listener yet and would stall every scrape.
- */
-export async function addUpSeries(snapshots: readonly SeriesSnapshot[]): Promise<string> {
-  const sum = AggregatorRegistry.aggregate(
-    snapshots as Parameters<typeof AggregatorRegistry.aggregate>[0],
-  );
-  return spellNaN(await sum.metrics());
-}
-
 type MetricJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
 type ValueJson = MetricJson['values'][number] & { sharedLabels?: Record<string, string | number> };
 
@@ -84,7 +71,7 @@ function forAddingUp(metric: MetricJson): MetricJson {
 }
 
 /** prom-client prints NaN as "Nan"; the exposition format spells it NaN. */
-function spellNaN(text: string): string {
+export function spellNaN(text: string): string {
   return text.replace(/ Nan$/gm, ' NaN');
 }
 

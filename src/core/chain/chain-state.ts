@@ -213,12 +213,8 @@ export class ChainState {
   /** Records what one answer said about a node's head. */
   observe(heads: NodeHeads, slot: number, value: number, bound: Bound, now: number): void {
     if (!Number.isSafeInteger(value) || value < 0) return;
-    if (bound === Bound.below) {
-      const current = this.headOf(heads, slot, now);
-      if (current !== -1 && current < value) return;
-      value = value - 1;
-      if (value < 0) return;
-    }
+    // "Block N is missing" is stored as "at most N - 1".
+    if (bound === Bound.below && --value < 0) return;
     this.#record(heads, slot, value, bound, now, now, 0);
   }
 
@@ -238,10 +234,6 @@ export class ChainState {
     if (!Number.isSafeInteger(value) || value < 0 || bound > Bound.below) return;
     if (now - seenAt > this.#options.maxAgeMs) return;
     if (heads.values[slot]! >= 0 && heads.seenAt[slot]! >= seenAt) return;
-    if (bound === Bound.below) {
-      const current = this.headOf(heads, slot, now);
-      if (current !== -1 && current <= value) return;
-    }
     this.#record(heads, slot, value, bound as Bound, seenAt, now, 1);
   }
 
@@ -255,7 +247,13 @@ export class ChainState {
     relayed: number,
   ): void {
     const current = this.headOf(heads, slot, now);
-    if (bound === Bound.atLeast && current >= value) return;
+    // A lower bound under the known head adds nothing; an upper bound above it says nothing.
+    if (
+      bound === Bound.atLeast
+        ? current >= value
+        : bound === Bound.below && current !== -1 && current <= value
+    )
+      return;
     // A new value (or one that had expired) can move the chain head; a repeat only refreshes.
     if (heads.values[slot] !== value || current === -1) this.#version++;
     heads.values[slot] = value;
