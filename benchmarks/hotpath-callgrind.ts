@@ -111,25 +111,36 @@ export function totalOf(file: string): number {
   return Number(line[1]);
 }
 
-function urlOf(child: ChildProcess, log: WriteStream): Promise<string> {
+/** What a started process prints once it serves: its URL, read from one line of its stdout. */
+type UrlLine = (line: string) => string | undefined;
+
+/** cascade serve's JSON start line. */
+const CASCADE_SERVING: UrlLine = (line) =>
+  line.includes('cascade serving') ? (JSON.parse(line) as { url: string }).url : undefined;
+
+/** The reference proxy prints its URL alone. */
+const REFERENCE_SERVING: UrlLine = (line) => (line.startsWith('http://') ? line.trim() : undefined);
+
+function urlOf(child: ChildProcess, log: WriteStream, urlLine: UrlLine): Promise<string> {
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => log.write(line + '\n'));
     const timer = setTimeout(() => {
       child.off('exit', onExit);
-      reject(new Error('cascade under valgrind did not start in time'));
+      reject(new Error('the proxy under valgrind did not start in time'));
     }, START_TIMEOUT_MS);
     const onExit = (code: number | null): void => {
       clearTimeout(timer);
-      reject(new Error(`cascade under valgrind exited (${code})`));
+      reject(new Error(`the proxy under valgrind exited (${code})`));
     };
     child.once('exit', onExit);
     // Keep reading after the match: a child blocked on a full stdout pipe would stall.
     lines.on('line', (line) => {
-      if (!line.includes('cascade serving')) return;
+      const url = urlLine(line);
+      if (url === undefined) return;
       clearTimeout(timer);
       child.off('exit', onExit);
-      resolve((JSON.parse(line) as { url: string }).url);
+      resolve(url);
     });
   });
 }
@@ -139,12 +150,45 @@ function urlOf(child: ChildProcess, log: WriteStream): Promise<string> {
  * its dumps written to `outDir` (callgrind.out.<name>.*) with its stdout (stdout.<name>.log),
  * instrumentation off until `measure`.
  */
-export async function startCallgrindCascade(
+export function startCallgrindCascade(
   runRoot: string,
   config: string,
   outDir: string,
   name: string,
   nodeFlags: readonly string[] = [],
+): Promise<CallgrindTarget> {
+  const script = [path.join(runRoot, 'dist/cli.js'), 'serve', '--config', config, '--port', '0'];
+  return startCallgrind(runRoot, script, CASCADE_SERVING, outDir, name, nodeFlags);
+}
+
+/**
+ * The bare reference proxy (benchmarks/reference-proxy.ts) under callgrind, forwarding
+ * round-robin to `upstreams`: the yardstick's own count, measured like a cascade.
+ */
+export function startCallgrindReference(
+  runRoot: string,
+  referenceScript: string,
+  upstreams: readonly string[],
+  outDir: string,
+  name: string,
+  nodeFlags: readonly string[] = [],
+): Promise<CallgrindTarget> {
+  const script = [
+    path.join(runRoot, referenceScript),
+    '--port',
+    '0',
+    ...upstreams.flatMap((url) => ['--upstream', url]),
+  ];
+  return startCallgrind(runRoot, script, REFERENCE_SERVING, outDir, name, nodeFlags);
+}
+
+async function startCallgrind(
+  runRoot: string,
+  script: readonly string[],
+  urlLine: UrlLine,
+  outDir: string,
+  name: string,
+  nodeFlags: readonly string[],
 ): Promise<CallgrindTarget> {
   const outFile = path.join(outDir, `callgrind.out.${name}`);
   const child = spawn(
@@ -157,12 +201,7 @@ export async function startCallgrindCascade(
       process.execPath,
       ...STEADY_V8_FLAGS,
       ...nodeFlags,
-      path.join(runRoot, 'dist/cli.js'),
-      'serve',
-      '--config',
-      config,
-      '--port',
-      '0',
+      ...script,
     ],
     {
       cwd: runRoot,
@@ -173,7 +212,7 @@ export async function startCallgrindCascade(
   const log = createWriteStream(path.join(outDir, `stdout.${name}.log`));
   let url: string;
   try {
-    url = await urlOf(child, log);
+    url = await urlOf(child, log, urlLine);
   } catch (err) {
     await stopChild(child, { signal: 'SIGKILL', graceMs: 1000 });
     throw err;

@@ -6,7 +6,7 @@
  * CPU time is not: on a shared machine a wall-clock A/B wobbles by ±5% while the same requests
  * give the same count to within a fraction of a percent, so a change of 1% is visible.
  *
- *     npm run bench:hotpath-instr -- --other ../before [--config benchmarks/user-view.toml]
+ *     npm run bench:hotpath-instr -- --other ../before|reference [--config benchmarks/user-view.toml]
  *        [--requests 20000] [--warm-up 30000] [--connections 50] [--runs 2] [--keep DIR]
  *        [--node-flag=--trace-deopt ...] [--this DIR]
  *
@@ -15,7 +15,10 @@
  * prints every reading and their median; `--keep DIR` keeps the callgrind dumps for
  * callgrind_annotate (native frames only: V8's JIT code is not symbolized) and each cascade's
  * stdout; `--node-flag` passes a flag to node (e.g. `--node-flag=--trace-opt`); `--this DIR`
- * measures another built checkout in place of this one. The figure counts
+ * measures another built checkout in place of this one; `--other reference` measures the bare
+ * reference proxy (forwarding round-robin to the config's first tier, as in bench:hotpath) in
+ * place of another cascade: the deterministic form of bench:hotpath's cascade/reference. The
+ * figure counts
  * what a request costs the proxy process (node:http, undici, cascade, GC), not the client or
  * the mocks; it is not time — memory stalls and syscalls' kernel side are not in it.
  */
@@ -30,11 +33,17 @@ import { startMockProcess, type MockProcess } from '../src/mock/index.js';
 import {
   hasCallgrind,
   startCallgrindCascade,
+  startCallgrindReference,
   type CallgrindTarget,
   type InstructionSplit,
 } from './hotpath-callgrind.js';
 import { BODY } from './hotpath-placement.js';
-import { hotpathNodeCount, snapshotCli, writeCascadeConfig } from './hotpath-targets.js';
+import {
+  REFERENCE_PROXY,
+  hotpathNodeCount,
+  snapshotCli,
+  writeCascadeConfig,
+} from './hotpath-targets.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HEADERS = { 'content-type': 'application/json' };
@@ -88,7 +97,11 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** `--other reference`: the bare reference proxy instead of another checkout's cascade. */
+const REFERENCE = 'reference';
+
 interface Options {
+  /** A checkout's directory, or REFERENCE. */
   readonly other: string;
   /** The checkout measured as `this` (default: this one). */
   readonly this: string;
@@ -117,7 +130,7 @@ function options(): Options {
   });
   if (values.other === undefined) throw new Error('--other DIR: the checkout to compare with');
   return {
-    other: path.resolve(values.other),
+    other: values.other === REFERENCE ? REFERENCE : path.resolve(values.other),
     this: values.this === undefined ? REPO_ROOT : path.resolve(values.this),
     config: values.config === undefined ? undefined : path.resolve(values.config),
     requests: Number(values.requests),
@@ -148,7 +161,9 @@ async function countOnce(
   tmpDir: string,
   outDir: string,
 ): Promise<Reading> {
-  const root = name === 'this' ? o.this : o.other;
+  const reference = name === 'other' && o.other === REFERENCE;
+  // The reference runs from this checkout's build, to the tier cascade's config fills first.
+  const root = name === 'this' || reference ? o.this : o.other;
   const dir = path.join(tmpDir, `${name}-${run}`);
   const runRoot = snapshotCli(root, dir);
   const setup = { repoRoot: root, runRoot, tmpDir: dir, pin: [] };
@@ -157,13 +172,17 @@ async function countOnce(
   let target: CallgrindTarget | undefined;
   let pool: Pool | undefined;
   try {
-    target = await startCallgrindCascade(
-      runRoot,
-      config.file,
-      outDir,
-      `${name}-${run}`,
-      o.nodeFlags,
-    );
+    target = reference
+      ? await startCallgrindReference(
+          // dist-benchmarks is not in the snapshot: the reference runs where it was built.
+          o.this,
+          REFERENCE_PROXY,
+          config.firstTier,
+          outDir,
+          `${name}-${run}`,
+          o.nodeFlags,
+        )
+      : await startCallgrindCascade(runRoot, config.file, outDir, `${name}-${run}`, o.nodeFlags);
     cleanups.add(target.stop);
     pool = new Pool(target.url, { connections: o.connections, pipelining: 1 });
     const client = pool;
