@@ -8,7 +8,9 @@ import {
   requestBodyText,
   serialiseJson,
 } from '../../../test/support/json-rpc-arbitraries.js';
-import { scanMethod } from './method-scan.js';
+import { commitmentOf, minContextSlotOf } from './head-scan.js';
+import { scanMethod, scanned as methodScan } from './method-scan.js';
+import { packAsk } from './request-ask.js';
 
 const scan = (text: string) => scanMethod(Buffer.from(text, 'utf8'));
 
@@ -120,6 +122,28 @@ describe('scanMethod (property)', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('reads the same head ask as the native searches of a large body (request-ask.ts)', () => {
+    // Names and values that are the ask's own tokens, anywhere: the method name itself too.
+    const token = fc.constantFrom('confirmed', 'processed', 'minContextSlot', 'method', 'x');
+    const value = fc.oneof(token, fc.nat({ max: 10_000_000 }), fc.constant('a\\u0041'));
+    fc.assert(
+      fc.property(
+        token,
+        fc.array(fc.tuple(token, value), { maxLength: 4 }),
+        jsonWhitespace,
+        (method, members, spaces) => {
+          const body = Buffer.from(
+            serialiseJson(new JsonMembers([['method', method], ...members]), cycle(spaces)),
+          );
+          const found = scanMethod(body);
+          if (found === undefined || methodScan.headAsk === undefined) return;
+          expect(methodScan.headAsk).toBe(packAsk(commitmentOf(body), minContextSlotOf(body)));
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 

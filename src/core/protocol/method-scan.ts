@@ -9,6 +9,7 @@
  */
 
 import { INVALID as NO_TOKEN, skipPlainString, skipSpace } from './json-lexer.js';
+import { latin1Text } from './latin1-text.js';
 import { METHOD_REPEATS, scanRequestRest } from './request-ask.js';
 
 // Module-level copies, not imports: see INVALID in json-lexer.ts.
@@ -22,10 +23,10 @@ const MAX_SCANNED_NAME = 128;
 const METHOD_KEY = Buffer.from('"method"', 'latin1');
 const UNICODE_ESCAPE = Buffer.from('\\u', 'latin1');
 /**
- * Rests of a body up to this size are walked once in JS (which also reads the request's head
- * ask); longer ones get two native searches, cheaper there than ~20 instructions a byte.
+ * Rests of a body up to this size are searched once as latin1 text (which also reads the
+ * request's head ask: request-ask.ts); longer ones get two native searches and no copy.
  */
-const REST_WALK_BYTES = 160;
+const REST_SEARCH_BYTES = 160;
 
 /**
  * What the last scan that found a method read of the request's head ask (request-ask.ts,
@@ -57,16 +58,17 @@ export function scanMethod(body: Buffer): string | undefined {
   // A repeated `method` key (JSON.parse takes the last) must not let the scan price one
   // method while the upstream runs another: full parse if one may follow, plain or
   // `\u`-escaped (the only escape that can spell a letter of "method").
-  const method = body.toString('latin1', start, close);
-  if (n - end > REST_WALK_BYTES) {
+  if (n - end > REST_SEARCH_BYTES) {
     if (body.indexOf(METHOD_KEY, end) !== -1 || body.indexOf(UNICODE_ESCAPE, end) !== -1) {
       return undefined;
     }
     scanned.headAsk = undefined;
-    return method;
+    return body.toString('latin1', start, close);
   }
-  // One JS walk of a small request's rest answers this and what it asks of heads.
-  const ask = scanRequestRest(body, end, method);
+  // One search of a small request's text answers this and what it asks of heads.
+  const text = latin1Text(body);
+  const method = text.slice(start, close);
+  const ask = scanRequestRest(body, text, end, method);
   if (ask === METHOD_REPEATS) return undefined;
   scanned.headAsk = ask;
   return method;

@@ -4,29 +4,30 @@
  * its `minContextSlot` (minContextSlotOf). Packed into one number kept on the request, so the
  * lag checks of admission and of settling read the bytes once per request, not once per check.
  *
- * A small request is read by the walk its method scan takes anyway (scanRequestRest, called
- * by method-scan.ts): one JS walk for the scan's own question (does a second `"method"` key
- * or a `\u` escape follow?) and for these. V8 walks a Buffer at ~20 instructions a byte, and a
- * native Buffer.indexOf costs ~1,500 before it reads one, so one walk of a small body beats the
- * native searches it replaces; larger bodies keep the native searches.
+ * A small request is read by the search its method scan runs anyway (scanRequestRest, called
+ * by method-scan.ts): one regular-expression search of the body's latin1 text answers the
+ * scan's own question (does a second `"method"` key or a `\u` escape follow?) and these. V8
+ * walks a Buffer in JS at ~20 instructions a byte (every element load re-checks the buffer),
+ * and a native Buffer.indexOf costs ~800 before it reads one; irregexp's compiled search reads
+ * a one-byte string at a few instructions a character, so one latin1 copy plus one search
+ * (~1,900 instructions for a 140-byte getBalance) beats both. Large bodies keep the native
+ * searches.
  */
 import { commitmentOf, minContextSlotOf, numberAfterName } from './head-scan.js';
-import { quotedName, spelledAt } from './json-lexer.js';
+import { latin1Text } from './latin1-text.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const LOWER_C = 0x63;
-const LOWER_M = 0x6d;
-const LOWER_P = 0x70;
-const LOWER_U = 0x75;
+/** Bodies up to this size are searched as text for their ask (beyond: native searches). */
+const ASK_TEXT_BYTES = 256;
 
-/** Bodies up to this size are walked in JS for their ask (beyond: three native searches). */
-const ASK_WALK_BYTES = 256;
-
-const METHOD_KEY = quotedName('method');
-const CONFIRMED = quotedName('confirmed');
-const PROCESSED = quotedName('processed');
-const MIN_CONTEXT_SLOT = quotedName('minContextSlot');
+/**
+ * Every token the ask and the method scan look for, at any offset: `"method"`, `"confirmed"`,
+ * `"processed"` and `"minContextSlot"` (each a quote, the name, then a quote that is left
+ * unread, so a token may start where another ends), and a `\u` escape. Sticky state
+ * (`lastIndex`) is reset before each search; calls never interleave.
+ */
+const ASK_TOKENS = /"(?:method|confirmed|processed|minContextSlot)(?=")|\\u/g;
+/** `"minContextSlot"`'s length: where its `:` may follow. */
+const MIN_CONTEXT_SLOT_LENGTH = '"minContextSlot"'.length;
 
 /** scanRequestRest: another `"method"` key or a `\u` escape follows the method name. */
 export const METHOD_REPEATS = -1;
@@ -46,54 +47,64 @@ export function askMinContextSlot(ask: number): number {
   return Math.floor(ask / 4) - 1;
 }
 
-/** What a request asks, packed: one JS walk of a small body, native searches of a large one. */
+/** What a request asks, packed: one text search of a small body, native searches of a large one. */
 export function solanaAskOf(body: Buffer): number {
-  if (body.length > ASK_WALK_BYTES) return packAsk(commitmentOf(body), minContextSlotOf(body));
-  return walk(body, 0, false, false, -1);
+  if (body.length > ASK_TEXT_BYTES) return packAsk(commitmentOf(body), minContextSlotOf(body));
+  return searchAsk(body, latin1Text(body), 0, 0, -1, -1);
 }
 
 /**
- * The method scan's walk of a small request from `from` (just past the closing quote of its
- * method name, `method`): METHOD_REPEATS when another `"method"` key or a `\u` escape follows,
- * else the packed ask of the whole body. Before `from` lie only `{`, `"method"`, `:`, spaces
- * and the name: an asked-for token there is the name itself, or starts at its closing quote.
+ * The method scan's search of a small request, `text` its latin1 text, from `from` (just past
+ * the closing quote of its method name, `method`): METHOD_REPEATS when another `"method"` key
+ * or a `\u` escape follows, else the packed ask of the whole body. Before `from` lie only `{`,
+ * `"method"`, `:`, spaces and the name: an asked-for token there is the name itself, or starts
+ * at its closing quote.
  */
-export function scanRequestRest(body: Buffer, from: number, method: string): number {
+export function scanRequestRest(body: Buffer, text: string, from: number, method: string): number {
   const nameQuote = from - 1;
-  const minAt =
-    method === 'minContextSlot'
-      ? nameQuote - method.length - 1
-      : spelledAt(body, MIN_CONTEXT_SLOT, nameQuote)
-        ? nameQuote
-        : -1;
-  const confirmed = method === 'confirmed' || spelledAt(body, CONFIRMED, nameQuote);
-  const processed = method === 'processed' || spelledAt(body, PROCESSED, nameQuote);
-  return walk(body, from, confirmed, processed, minAt, true);
+  let seen = 0;
+  let minAt = -1;
+  if (method === 'confirmed') seen |= SEEN_CONFIRMED;
+  else if (method === 'processed') seen |= SEEN_PROCESSED;
+  else if (method === 'minContextSlot') minAt = nameQuote - method.length - 1;
+  return searchAsk(body, text, nameQuote, seen, minAt, from);
 }
 
-function walk(
+/** searchAsk's findings so far, as bits of one small integer. */
+const SEEN_CONFIRMED = 1;
+const SEEN_PROCESSED = 2;
+
+/**
+ * Searches `text` (the latin1 text of `body`) from `from` for the ask's tokens. With
+ * `methodFrom` ≥ 0 it is the method scan's search too: a `"method"` or `\u` at or after
+ * `methodFrom` answers METHOD_REPEATS.
+ */
+function searchAsk(
   body: Buffer,
+  text: string,
   from: number,
-  confirmed: boolean,
-  processed: boolean,
+  seen: number,
   minAt: number,
-  methodScan = false,
+  methodFrom: number,
 ): number {
-  const n = body.length;
-  for (let i = from; i < n; i++) {
-    const c = body[i];
-    if (c === QUOTE) {
-      const next = body[i + 1];
-      if (next === LOWER_C) confirmed ||= spelledAt(body, CONFIRMED, i);
-      else if (next === LOWER_P) processed ||= spelledAt(body, PROCESSED, i);
-      else if (next === LOWER_M) {
-        if (methodScan && spelledAt(body, METHOD_KEY, i)) return METHOD_REPEATS;
-        if (minAt === -1 && spelledAt(body, MIN_CONTEXT_SLOT, i)) minAt = i;
-      }
-    } else if (c === BACKSLASH && methodScan && body[i + 1] === LOWER_U) {
-      return METHOD_REPEATS;
+  ASK_TOKENS.lastIndex = from;
+  for (let found = ASK_TOKENS.exec(text); found !== null; found = ASK_TOKENS.exec(text)) {
+    const at = found.index;
+    // Token lengths without the closing quote: \u 2, "method 7, "confirmed / "processed 10,
+    // "minContextSlot 15.
+    const length = found[0].length;
+    if (length === 2 || length === 7) {
+      if (methodFrom >= 0 && at >= methodFrom) return METHOD_REPEATS;
+    } else if (length === 15) {
+      if (minAt === -1) minAt = at;
+    } else if (text.charCodeAt(at + 1) === 0x63) {
+      seen |= SEEN_CONFIRMED;
+    } else {
+      seen |= SEEN_PROCESSED;
     }
   }
-  const min = minAt === -1 ? -1 : numberAfterName(body, minAt + MIN_CONTEXT_SLOT.length, n);
-  return packAsk(confirmed ? 1 : processed ? 0 : 2, min);
+  const min =
+    minAt === -1 ? -1 : numberAfterName(body, minAt + MIN_CONTEXT_SLOT_LENGTH, body.length);
+  const commitment = (seen & SEEN_CONFIRMED) !== 0 ? 1 : (seen & SEEN_PROCESSED) !== 0 ? 0 : 2;
+  return packAsk(commitment, min);
 }
