@@ -1,13 +1,14 @@
 /**
- * How one node's attempts travel: HTTP(S) POSTs over a keep-alive undici Pool, driven through
- * `dispatch` with a callback handler (no promise chain, no stream object, no AbortController
- * per attempt). Lives behind the node so another transport can replace it without the router
- * knowing. Every attempt has a deadline covering connect, headers and body; failures are
- * values. A large 2xx answer whose first member is `result` is handed over as a stream
- * instead of being buffered.
+ * How one node's attempts travel: HTTP(S) POSTs over keep-alive undici Clients
+ * (client-stack.ts), driven through `dispatch` with a callback handler (no promise chain, no
+ * stream object, no AbortController per attempt). Lives behind the node so another transport
+ * can replace it without the router knowing. Every attempt has a deadline covering connect,
+ * headers and body; failures are values. A large 2xx answer whose first member is `result` is
+ * handed over as a stream instead of being buffered.
  */
-import { Client, Pool, type Dispatcher } from 'undici';
+import { Client, type Dispatcher } from 'undici';
 import { AttemptHandler, type HandlerTransport } from './attempt-handler.js';
+import { ClientStack } from './client-stack.js';
 import type { AttemptCallback, AttemptControl, ForwardHeaders } from './attempt-response.js';
 import type { DeadlineQueue } from './deadline-queue.js';
 import { nodeRequestHeaders } from './upstream-headers.js';
@@ -26,7 +27,7 @@ export interface TransportOptions {
 
 /** A pooled HTTP client for one upstream URL. */
 export class HttpTransport implements HandlerTransport {
-  readonly #pool: Pool;
+  readonly #pool: ClientStack;
   readonly #origin: string;
   readonly #path: string;
   /** Sent with every request: built once, so an attempt adds nothing but client headers. */
@@ -44,15 +45,15 @@ export class HttpTransport implements HandlerTransport {
     this.#headers = nodeRequestHeaders(parsed, options.headers);
     this.#options = options;
     this.deadlines = options.deadlines;
-    this.#pool = new Pool(parsed.origin, {
-      connections: Math.max(1, options.maxConnections),
+    const connection: Client.Options = {
       pipelining: 1,
       // Applies when the upstream gives no Keep-Alive hint, and caps a longer hint.
       keepAliveTimeout: options.keepAliveMs,
       keepAliveMaxTimeout: options.keepAliveMs,
       headersTimeout: 0,
       bodyTimeout: 0,
-    });
+    };
+    this.#pool = new ClientStack(parsed.origin, connection, Math.max(1, options.maxConnections));
   }
 
   /**
