@@ -59,11 +59,6 @@ export class ChainPaths<T> {
     return [...this.#byPath.keys()];
   }
 
-  /** Whether any chain is claimed by host name: else `resolve` never reads `host`. */
-  get byHost(): boolean {
-    return this.#byHost.size > 0;
-  }
-
   /** The chain `path` (no query) on `host` reaches, or undefined: no chain serves it. */
   resolve(path: string, host: string | undefined, keysOn: boolean): ChainHit<T> | undefined {
     const only = this.#only;

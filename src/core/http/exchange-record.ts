@@ -18,7 +18,6 @@ import type { KeyedCaller } from '../serving/key-gate.js';
 import type { ServingContext } from '../serving/serving-context.js';
 import type { CorsPolicy } from './cors.js';
 import { logAccess } from './access-log.js';
-import { rawHeader } from './raw-header.js';
 import { sendBytes, sendRpcError } from './respond.js';
 
 const JSON_TYPE = 'application/json';
@@ -89,8 +88,8 @@ export function setRoutingHeaders(
 export function forwardHeaders(req: IncomingMessage): ForwardHeaders {
   let headers: Record<string, string> | undefined;
   for (const name of FORWARDED_HEADERS) {
-    const value = rawHeader(req, name);
-    if (value !== undefined) (headers ??= {})[name] = value;
+    const value = req.headers[name];
+    if (typeof value === 'string') (headers ??= {})[name] = value;
   }
   return headers;
 }

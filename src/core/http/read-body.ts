@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { rawHeader } from './raw-header.js';
 
 /**
  * Collects one request body. Subclasses say what happens with it; the listeners reading it
@@ -52,7 +51,7 @@ function onEnd(this: Reading): void {
  * cannot make the server buffer more than the cap.
  */
 export function readBody(req: IncomingMessage, reader: BodyReader): void {
-  const declared = rawHeader(req, 'content-length');
+  const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > reader.limit) {
     reader.settle(undefined);
     return;

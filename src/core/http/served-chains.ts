@@ -122,11 +122,6 @@ export class ServedChains {
   }
 
   /** The chain `path` on `host` reaches (with the key its path carries), or undefined. */
-  /** Whether a chain is claimed by host name (only then does `resolve` need the `Host`). */
-  get byHost(): boolean {
-    return this.#paths.byHost;
-  }
-
   resolve(path: string, host: string | undefined, keysOn: boolean) {
     return this.#paths.resolve(path, host, keysOn);
   }

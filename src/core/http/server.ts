@@ -22,7 +22,6 @@ import { answerNoChain } from './no-chain.js';
 import { sendStatus } from './respond.js';
 import { ServedChains, type SharedHandlerContext } from './served-chains.js';
 import { proxyCorsOf, routeContextOf, sharedContextOf } from './server-context.js';
-import { rawHeader } from './raw-header.js';
 import { sameValue, type ProxyServerOptions } from './server-options.js';
 import { pathOf } from './url-path.js';
 
@@ -269,9 +268,7 @@ export class ProxyServer {
     if (this.#shared.drain.active) res.shouldKeepAlive = false;
     // Browsers may call the proxy and /health; /metrics and the rest stay same-origin.
     const cors = this.#cors;
-    const chains = this.chains;
-    const host = chains.byHost ? rawHeader(req, 'host') : undefined;
-    const hit = chains.resolve(path, host, this.#shared.keys.enabled);
+    const hit = this.chains.resolve(path, req.headers.host, this.#shared.keys.enabled);
     if (hit !== undefined) {
       const proxyCors = this.#proxyCors;
       const allowed = proxyCors !== undefined && proxyCors.decorate(req, res);
