@@ -11,7 +11,9 @@ const LONG_RUNNING = new Set(['serve', 'mock-nodes']);
 
 /** Ends the process quietly (exit 0) when stdout or stderr is a pipe the reader closed. */
 export function stopQuietlyOnClosedPipe(argv: readonly string[]): void {
-  if (LONG_RUNNING.has(argv[2] ?? '')) return;
+  // `cascade serve --help | head` only prints: it stops quietly like any one-shot command.
+  const help = argv.includes('--help') || argv.includes('-h');
+  if (LONG_RUNNING.has(argv[2] ?? '') && !help) return;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EPIPE') throw err;

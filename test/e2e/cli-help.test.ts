@@ -33,7 +33,12 @@ describe('cascade: help, version and usage errors', () => {
     expect(result.stdout).toContain('--json');
   });
 
-  it.each([['--help'], ['price', 'getBalance', '--config', MOCK_CONFIG]])(
+  it.each([
+    ['--help'],
+    ['price', 'getBalance', '--config', MOCK_CONFIG],
+    ['mock-nodes', '--help'],
+    ['serve', '--help'],
+  ])(
     'stops quietly, exit 0, when the reader of its output is gone (`cascade %s | head`)',
     async (...args) => {
       const child = spawn(process.execPath, [CLI_PATH, ...args], {
