@@ -11,7 +11,9 @@ async function upstream(hold = false) {
   const sockets = new Set<Socket>();
   let connections = 0;
   const held: ServerResponse[] = [];
+  const paths: string[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    paths.push(req.url ?? '');
     req.resume();
     req.on('end', () => {
       if (hold) held.push(res);
@@ -34,6 +36,7 @@ async function upstream(hold = false) {
       return sockets.size;
     },
     held,
+    paths,
     release(): void {
       for (const res of held.splice(0)) res.end('released');
     },
@@ -105,15 +108,18 @@ describe('ClientStack', () => {
     const up = await upstream(true);
     stops.push(up.close);
     const stack = new ClientStack(up.origin, OPTIONS, 1);
-    const first = send(stack, '/a');
-    const second = send(stack, '/b');
+    const sent = ['/a', '/b', '/c'].map((path) => send(stack, path));
     await expect.poll(() => up.held.length).toBe(1);
     const closed = stack.close();
-    up.release();
-    await expect.poll(() => up.held.length).toBe(1);
+    for (let answered = 1; answered < 3; answered++) {
+      up.release();
+      await expect.poll(() => up.held.length).toBe(1);
+    }
     up.release();
     await closed;
-    expect([await first, await second]).toEqual(['released', 'released']);
+    expect(await Promise.all(sent)).toEqual(['released', 'released', 'released']);
+    // One connection: those that waited went out in the order they came.
+    expect(up.paths).toEqual(['/a', '/b', '/c']);
     await expect.poll(() => up.open).toBe(0);
     await expect(send(stack, '/late')).rejects.toThrow(/closed/i);
   });

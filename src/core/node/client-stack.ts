@@ -89,13 +89,16 @@ export class ClientStack {
 
   #drained(client: Client): void {
     if (!this.#all.has(client)) return;
+    if (!this.#sendWaiting(client)) this.#free.push(client);
+  }
+
+  /** Gives `client` the first waiting request; false when none waits. */
+  #sendWaiting(client: Client): boolean {
     const next = this.#waiting.shift();
-    if (next !== undefined) {
-      this.#send(client, next.options, next.handler);
-      if (this.#waiting.length === 0) this.#flushed?.();
-    } else {
-      this.#free.push(client);
-    }
+    if (next === undefined) return false;
+    this.#send(client, next.options, next.handler);
+    if (this.#waiting.length === 0) this.#flushed?.();
+    return true;
   }
 
   /**
@@ -108,10 +111,6 @@ export class ClientStack {
     const at = this.#free.indexOf(client);
     if (at !== -1) this.#free.splice(at, 1);
     // A request waiting for a client gets one now (a new connection).
-    const next = this.#waiting.shift();
-    if (next !== undefined) {
-      this.#send(this.#open(), next.options, next.handler);
-      if (this.#waiting.length === 0) this.#flushed?.();
-    }
+    if (this.#waiting.length > 0) this.#sendWaiting(this.#open());
   }
 }

@@ -22,8 +22,8 @@ const ASK_TEXT_BYTES = 256;
 /**
  * Every token the ask and the method scan look for, at any offset: `"method"`, `"confirmed"`,
  * `"processed"` and `"minContextSlot"` (each a quote, the name, then a quote that is left
- * unread, so a token may start where another ends), and a `\u` escape. Sticky state
- * (`lastIndex`) is reset before each search; calls never interleave.
+ * unread, so a token may start where another ends), and a `\u` escape. Its `lastIndex` is
+ * set before each search; searches never interleave.
  */
 const ASK_TOKENS = /"(?:method|confirmed|processed|minContextSlot)(?=")|\\u/g;
 /** `"minContextSlot"`'s length: where its `:` may follow. */
