@@ -28,6 +28,7 @@ export async function runPrimary(
     workers: ctx.workers,
     quotasPath: ctx.quotasPath,
     reloadSource: ctx.reloadSource,
+    host: options.host,
     port: options.port,
   });
   signals.serving(primary);

@@ -10,6 +10,7 @@ import type { Operator } from './admin/operator.js';
 import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import type { AccountConfig, ServerConfig } from './config/types.js';
 import { startAdminServer, type AdminServer } from './http/admin-server.js';
+import { hostPort } from './http/listen.js';
 import { accountQuotaReport, quotaReport, type UsageReading } from './quota/quota-report.js';
 import type { NodeList, UsageStore } from './service-usage.js';
 
@@ -85,7 +86,7 @@ export async function startAdminSurface(
     { host: server.adminHost, token },
   );
   const host = server.adminHost;
-  const base = `http://${host.includes(':') ? `[${host}]` : host}:${admin.port}`;
+  const base = `http://${hostPort(host, admin.port)}`;
   logger.info(
     { url: `${base}/admin/nodes`, status_page: `${base}/status`, token: token !== undefined },
     token === undefined

@@ -34,6 +34,7 @@ import type { AdminServer } from './http/admin-server.js';
 import { fleetHealthReport, type WorkerNodeHealth } from './http/health.js';
 import { withChainsAndAccounts } from './http/chain-health.js';
 import { accountUsageName } from './config/accounts-section.js';
+import { hostPort } from './http/listen.js';
 import { DRAIN_TIMEOUT_MS } from './http/server.js';
 import type { ClusterSample, SeriesSnapshot } from './metrics.js';
 import { FleetSeries } from './prom-fleet-series.js';
@@ -56,7 +57,8 @@ export interface PrimaryOptions {
   readonly workers: number;
   readonly quotasPath: string;
   readonly reloadSource?: () => LoadResult;
-  /** The port the workers listen on (the --port flag), for the log. */
+  /** Where the workers listen (the --host and --port flags), for the log. */
+  readonly host?: string | undefined;
   readonly port?: number | undefined;
 }
 
@@ -85,7 +87,10 @@ export interface WorkerFailure {
 /** A worker that keeps crashing is restarted after up to this long. */
 const MAX_RESTART_DELAY_MS = 5000;
 
-/** Starts the primary and its workers; resolves once the workers are serving. */
+/**
+ * Starts the primary and forks its workers; resolves once they are forked. The line 'cascade
+ * primary: workers share the port' follows once every one of them listens.
+ */
 export async function startCascadePrimary(options: PrimaryOptions): Promise<CascadePrimary> {
   const { logger, quotasPath } = options;
   const clock = MONOTONIC_CLOCK;
@@ -139,12 +144,24 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const asks = new WorkerAsks();
   const live = (): Worker[] =>
     Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
+  // The workers that have reported, so handle what is sent to them: one still starting (loading
+  // its modules, before its first report) would leave a question unanswered until the ask's
+  // deadline — and it serves nothing until its first reports are answered, with the state.
+  const answering = (): Worker[] => live().filter((worker) => health.has(worker.id));
+  /** Workers listening on the shared port; the proxy is announced once all of them are. */
+  const serving = new Set<number>();
+  let announced = false;
   const keyAdmin = fleetKeyAdmin(
     keys,
     {
-      tellOverrides: (overrides) =>
-        asks.ask(live(), (id): PrimaryCommand => ({ t: 'keys', id, overrides }), tell),
-      askActivity: () => asks.ask(live(), (id): PrimaryCommand => ({ t: 'keyview', id }), tell),
+      tellOverrides: (overrides) => {
+        // One still starting queues the change and applies it before it serves; no wait for it.
+        const starting = live().filter((worker) => !health.has(worker.id));
+        for (const worker of starting) tell(worker, { t: 'keys', overrides });
+        return asks.ask(answering(), (id): PrimaryCommand => ({ t: 'keys', id, overrides }), tell);
+      },
+      askActivity: () =>
+        asks.ask(answering(), (id): PrimaryCommand => ({ t: 'keyview', id }), tell),
     },
     fleetKeyLink(() => coordinator, config.cluster),
   );
@@ -160,9 +177,14 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     logger,
     reload: () => reload(),
     workerViews: async () =>
-      (await asks.ask(live(), (id): PrimaryCommand => ({ t: 'view', id }), tell)) as NodeView[][],
+      (await asks.ask(
+        answering(),
+        (id): PrimaryCommand => ({ t: 'view', id }),
+        tell,
+      )) as NodeView[][],
+    // One still starting gets the cordons with the state that answers its first reports.
     applyCordons: async (cordoned) => {
-      await asks.ask(live(), (id): PrimaryCommand => ({ t: 'cordon', id, cordoned }), tell);
+      await asks.ask(answering(), (id): PrimaryCommand => ({ t: 'cordon', id, cordoned }), tell);
     },
   });
 
@@ -186,6 +208,12 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
       tell(worker, { ...hub.sync(worker.id, message), cordoned: operator.cordoned });
     } else if (message.t === 'reply') {
       asks.answer(message.id, message.value);
+    } else if (message.t === 'serving') {
+      serving.add(worker.id);
+      if (!announced && serving.size === options.workers) {
+        announced = true;
+        announce(message.port);
+      }
     } else if (message.t === 'failed') {
       if (!closing) fail(message);
     } else if (message.t === 'ask') {
@@ -211,6 +239,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const onExit = (worker: Worker, code: number | null, signal: string | null): void => {
     hub.remove(worker.id);
     health.delete(worker.id);
+    serving.delete(worker.id);
     series.retire(worker.id);
     if (closing) return;
     crashes++;
@@ -265,10 +294,13 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
   const calm = setInterval(() => (crashes = 0), 30_000).unref();
   for (let i = 0; i < options.workers; i++) fork();
   logNodes(config.nodes, logger);
-  logger.info(
-    { workers: options.workers, port: options.port ?? config.server.port, quotas: quotasPath },
-    'cascade primary: workers share the port',
-  );
+  function announce(port: number): void {
+    const host = options.host ?? config.server.host;
+    logger.info(
+      { workers: options.workers, url: `http://${hostPort(host, port)}`, port, quotas: quotasPath },
+      'cascade primary: workers share the port',
+    );
+  }
 
   // The same plan, log lines and answer as one process; the workers get what was checked.
   const target = {

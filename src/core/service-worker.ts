@@ -222,6 +222,7 @@ export async function runCascadeWorker(options: WorkerOptions): Promise<void> {
     throw err;
   }
   options.logger.info({ pid: process.pid }, 'worker serving');
+  void send({ t: 'serving', port: server.port });
   await stopped;
   operator?.stop();
   await ws.close();

@@ -1,5 +1,6 @@
 /** The WebSocket side of a serving process (one cascade, or one worker). */
 import type { Logger } from 'pino';
+import { hostPort } from './http/listen.js';
 import type { ProxyServer } from './http/server.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
 import type { WsTuning } from './ws/gateway-context.js';
@@ -34,6 +35,8 @@ export async function startWs(
 
 /** The WebSocket URLs a startup line names: the main port, and `ws_port` when open. */
 export function wsUrls(host: string, port: number, wsPort: number | undefined): string[] {
-  const bare = host.includes(':') ? `[${host}]` : host;
-  return [`ws://${bare}:${port}`, ...(wsPort === undefined ? [] : [`ws://${bare}:${wsPort}`])];
+  return [
+    `ws://${hostPort(host, port)}`,
+    ...(wsPort === undefined ? [] : [`ws://${hostPort(host, wsPort)}`]),
+  ];
 }

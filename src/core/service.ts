@@ -15,6 +15,7 @@ import type { RedisCoordinator } from './cluster/redis-coordinator.js';
 import { keyOverrideSync } from './cluster/key-override-sync.js';
 import { topologyTarget } from './cluster/topology-target.js';
 import type { AdminServer } from './http/admin-server.js';
+import { hostPort } from './http/listen.js';
 import { ProxyServer } from './http/server.js';
 import { keyPeriods } from './keys/key-periods.js';
 import type { ProxyMetrics } from './metrics.js';
@@ -86,7 +87,7 @@ function cacheSummary(cache: Config['cache']): string {
 function logStartup(options: CascadeOptions, server: ProxyServer, ws: WsGateway): void {
   logNodes(server.nodes(), options.logger);
   const host = options.host ?? server.config.server.host;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
+  const url = `http://${hostPort(host, server.port)}`;
   const fields = {
     url,
     ws: wsUrls(host, server.port, ws.port),

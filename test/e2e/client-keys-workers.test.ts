@@ -12,7 +12,9 @@ import { keyHash } from '../../src/core/config/keys-section.js';
 import { assertBuilt, runCli, startCli, type CliProcess } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
 import { recordingUpstream, stopRecordingUpstreams } from '../support/recording-upstream.js';
+import { holdWorker, type HeldWorker } from '../support/held-worker.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { workerPids } from '../support/worker-pids.js';
 
 const WEB = 'ck_workers_web_0123456789abcdefghij';
 const OPS = 'ck_workers_ops_0123456789abcdefghij';
@@ -32,7 +34,10 @@ afterEach(async () => {
   temp = undefined;
 });
 
-async function startWorkers(upstream: string): Promise<{ port: number; admin: number }> {
+async function startWorkers(
+  upstream: string,
+  held?: (temp: TempDir) => HeldWorker,
+): Promise<{ port: number; admin: number }> {
   temp = makeTempDir('cascade-key-workers-');
   const port = await freePort();
   const admin = await freePort();
@@ -49,14 +54,10 @@ async function startWorkers(upstream: string): Promise<{ port: number; admin: nu
   );
   proxy = startCli(['serve', '--config', 'config.toml', '--workers', '2', '--access-log'], {
     cwd: temp.dir,
+    env: held?.(temp).env ?? {},
   });
-  await proxy.waitFor(/workers share the port/);
-  // Serving once both workers are listening.
-  await expect
-    .poll(
-      async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status,
-    )
-    .toBe(200);
+  // Announced once both workers listen (worker 1 alone when worker 2 is held).
+  await proxy.waitFor(held ? /"worker":1,.*worker serving/ : /workers share the port/);
   return { port, admin };
 }
 
@@ -194,6 +195,37 @@ describe('client keys with --workers 2', { timeout: 180_000 }, () => {
       requests: { allowed: 14, budget: 10 },
     });
     expect(rows.find((row) => row.name === 'web')!.requests).toEqual({});
+    expect(await proxy!.stop('SIGTERM')).toBe(0);
+  });
+
+  it('answers `key list` while a worker is still starting, and while one hangs', async () => {
+    const upstream = await recordingUpstream();
+    let held: HeldWorker | undefined;
+    const { port } = await startWorkers(upstream.url, (dir) => (held = holdWorker(dir, 2)));
+    for (let i = 0; i < 3; i++) expect((await call(port, WEB)).status).toBe(200);
+    type Listed = { keys: Array<{ name: string; used: number; requests: Record<string, number> }> };
+    const web = (stdout: string) =>
+      (JSON.parse(stdout) as Listed).keys.find((k) => k.name === 'web');
+    // Worker 2 has run none of cascade yet: nothing to ask it, worker 1 served all three.
+    const starting = await cli('key', 'list', '--json');
+    expect(starting.stderr).toBe('');
+    expect(web(starting.stdout)?.requests).toEqual({ allowed: 3 });
+
+    held!.release();
+    await proxy!.waitFor(/workers share the port/);
+    await expect.poll(async () => web((await cli('key', 'list', '--json')).stdout)?.used).toBe(3);
+    // The worker that served them stopped dead: the primary stops waiting for it at its deadline, and the command
+    // (which waits longer) prints what the ledger and worker 2 know.
+    const [first] = pidsThatLogged(proxy!.output(), (entry) => entry.key === 'web');
+    expect(workerPids(proxy!.child.pid!)).toContain(first);
+    process.kill(first!, 'SIGSTOP');
+    try {
+      const stuck = await cli('key', 'list', '--json');
+      expect(stuck.stderr).toBe('');
+      expect(web(stuck.stdout)).toMatchObject({ used: 3, requests: {} });
+    } finally {
+      process.kill(first!, 'SIGCONT');
+    }
     expect(await proxy!.stop('SIGTERM')).toBe(0);
   });
 

@@ -13,7 +13,8 @@ import { freePort } from '../support/free-port.js';
 import { recordingUpstream, stopRecordingUpstreams } from '../support/recording-upstream.js';
 import { busiestWindow } from '../support/arrivals.js';
 import { postOnNewConnection } from '../support/fresh-connection.js';
-import { holdWorker } from '../support/held-worker.js';
+import { holdWorker, type HeldWorker } from '../support/held-worker.js';
+import { workerPids } from '../support/worker-pids.js';
 
 let temp: TempDir | undefined;
 let proxy: CliProcess | undefined;
@@ -33,7 +34,7 @@ async function startWorkers(
   upstream: string,
   node: string,
   cache = NO_CACHE,
-  env: Record<string, string> = {},
+  held?: HeldWorker,
 ): Promise<{ url: string; quotas: string; admin: number }> {
   temp ??= makeTempDir('cascade-workers-');
   const port = await freePort();
@@ -48,15 +49,11 @@ async function startWorkers(
   );
   proxy = startCli(['serve', '--config', 'config.toml', '--workers', '2'], {
     cwd: temp.dir,
-    env,
+    env: held?.env ?? {},
   });
-  await proxy.waitFor(/workers share the port/);
-  const url = `http://127.0.0.1:${port}`;
-  // Serving once both workers are listening.
-  await expect
-    .poll(async () => (await fetch(`${url}/health`).catch(() => undefined))?.status)
-    .toBe(200);
-  return { url, quotas: temp.path('quotas.json'), admin };
+  // Announced once both workers listen (worker 1 alone when worker 2 is held).
+  await proxy.waitFor(held ? /"worker":1,.*worker serving/ : /workers share the port/);
+  return { url: `http://127.0.0.1:${port}`, quotas: temp.path('quotas.json'), admin };
 }
 
 function post(url: string, id: number): Promise<number> {
@@ -74,13 +71,6 @@ function post(url: string, id: number): Promise<number> {
 }
 
 /** The most arrivals in any window of `ms`. */
-
-function workerPids(primary: number): number[] {
-  return readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8')
-    .trim()
-    .split(/\s+/)
-    .map(Number);
-}
 
 describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
   it('keeps a 200 rps node at its limit (+ one burst) in every second, and books exactly what it sent', async () => {
@@ -135,7 +125,7 @@ describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
     temp = makeTempDir('cascade-workers-');
     const held = holdWorker(temp, 2);
     const upstream = await recordingUpstream();
-    const { url } = await startWorkers(upstream.url, '', NO_CACHE, held.env);
+    const { url } = await startWorkers(upstream.url, '', NO_CACHE, held);
     for (let i = 0; i < 5; i++) expect(await post(url, i)).toBe(200);
     const early = await fetch(`${url}/metrics`);
     expect(early.status).toBe(200);
@@ -259,6 +249,30 @@ describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
     const after = await Promise.all([1, 2, 3, 4].map((id) => post(url, 200 + id)));
     expect(after).toEqual([200, 200, 200, 200]);
     expect(await proxy!.stop('SIGTERM')).toBe(0);
+  });
+
+  it('announces the proxy once both workers listen, at the port they took (--port 0)', async () => {
+    temp = makeTempDir('cascade-workers-');
+    const upstream = await recordingUpstream();
+    writeFileSync(temp.path('prices.toml'), '[routing]\n[limits]\nunknown_method_cost = 1\n');
+    writeFileSync(
+      temp.path('config.toml'),
+      `[server]\nhost = "127.0.0.1"\nport = 8545\n\n[[nodes]]\nname = "n"\nurl = "${upstream.url}"\n` +
+        `tier = 0\nmonthly_limit = 0\nprovider_pricing_path = "prices.toml"\n`,
+    );
+    proxy = startCli(['serve', '--config', 'config.toml', '--workers', '2', '--port', '0'], {
+      cwd: temp.dir,
+    });
+    const line = await proxy.waitFor(/workers share the port/);
+    const { url, port } = JSON.parse(line) as { url: string; port: number };
+    expect(port).toBeGreaterThan(0);
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+    // Both said they serve before it, so the port takes calls from that line on.
+    const before = proxy.output().slice(0, proxy.output().indexOf(line));
+    expect(before.match(/worker serving/g)).toHaveLength(2);
+    const statuses = await Promise.all([1, 2, 3, 4].map((id) => post(url, id)));
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    expect(await proxy.stop('SIGTERM')).toBe(0);
   });
 
   it('replaces a worker that crashed; its permits come back', async () => {

@@ -3,11 +3,17 @@
  * running server's admin listener is (a URL given, else the config and the quotas lock), and
  * calls with its bearer token. Every failure is one CascadeError line saying what to do.
  */
+import { WORKER_ASK_TIMEOUT_MS } from '../cluster/worker-asks.js';
 import { CascadeError } from '../errors.js';
 import type { FleetWrite, KeyRow } from './key-routes.js';
 import type { NodesDocument } from './operator.js';
 
-const ADMIN_TIMEOUT_MS = 2000;
+/**
+ * How long a command waits for the server's answer: past the deadline the primary of
+ * `--workers N` gives a worker that does not answer, so a slow worker gives a (partial) answer
+ * rather than "no cascade server answers".
+ */
+const ADMIN_TIMEOUT_MS = WORKER_ASK_TIMEOUT_MS + 3000;
 
 /** A running server's admin listener, and the token it asks for. */
 export interface AdminTarget {

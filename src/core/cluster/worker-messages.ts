@@ -65,6 +65,11 @@ export type WorkerMessage =
       readonly id: number;
       readonly value: readonly NodeView[] | KeyActivity | SeriesSnapshot | null;
     }
+  /**
+   * It listens on the shared port (`port`: the one bound, which --port 0 picks) and takes
+   * WebSocket upgrades: the primary announces the proxy once every worker has said so.
+   */
+  | { readonly t: 'serving'; readonly port: number }
   | { readonly t: 'bye' }
   /** It could not start serving (a port it cannot bind): the primary stops the whole proxy. */
   | { readonly t: 'failed'; readonly message: string; readonly hint?: string };

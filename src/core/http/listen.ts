@@ -1,6 +1,11 @@
 import type { Server } from 'node:http';
 import { StartupError } from '../errors.js';
 
+/** `host:port` as a URL names it: an IPv6 address in brackets. */
+export function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /** Binds `server` to host:port, turning bind failures into one clear StartupError. */
 export function listen(server: Server, host: string, port: number, what: string): Promise<number> {
   return new Promise((resolve, reject) => {
