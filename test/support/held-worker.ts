@@ -21,7 +21,9 @@ export function holdWorker(temp: TempDir, id: number): HeldWorker {
     preload,
     `if (require('node:cluster').worker?.id === ${id}) {\n` +
       `  const cell = new Int32Array(new SharedArrayBuffer(4));\n` +
-      `  while (!require('node:fs').existsSync(${JSON.stringify(release)}))\n` +
+      `  const { existsSync } = require('node:fs');\n` +
+      // Gone with the test's directory too, should the test end without releasing it.
+      `  while (!existsSync(${JSON.stringify(release)}) && existsSync(${JSON.stringify(temp.dir)}))\n` +
       `    Atomics.wait(cell, 0, 0, 20);\n}\n`,
   );
   return {
