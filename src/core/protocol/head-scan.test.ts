@@ -1,3 +1,4 @@
+import { WASM_TEXT_BYTES } from './answer-scan.js';
 import { describe, expect, it } from 'vitest';
 import {
   BlockTag,
@@ -52,6 +53,20 @@ describe('head scans', () => {
     expect(contextSlotOf(b(`{"result":{"value":"${'x'.repeat(400)}","context":{"slot":1}}}`))).toBe(
       -1,
     );
+  });
+
+  it('reads the context slot of an answer larger than the WebAssembly scan’s memory', () => {
+    const value = 'v'.repeat(WASM_TEXT_BYTES);
+    const envelope = (slot: string) =>
+      b(
+        `{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.0","slot":${slot}},"value":"${value}"},"id":1}`,
+      );
+    expect(contextSlotOf(envelope('341197053'))).toBe(341197053);
+    expect(contextSlotOf(envelope('"0x10"'))).toBe(16);
+    expect(contextSlotOf(envelope('1.5'))).toBe(-1);
+    // The envelope's `}` only past the scan's memory: still read.
+    const late = `{"result":{"context":{"slot":9,"pad":"${value}"},"value":1}}`;
+    expect(contextSlotOf(b(late))).toBe(9);
   });
 
   it('reads results and members of results', () => {

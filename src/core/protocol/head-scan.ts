@@ -8,6 +8,7 @@
  * always escaped (`\"slot\"`), so a plain indexOf cannot land in a string. Anything unexpected
  * answers -1 (no head): a missed head costs nothing, a wrong one would move routing.
  */
+import { WASM_TEXT_BYTES, scanContextSlot } from './answer-scan.js';
 import { quotedName, skipSpace, spelledAt } from './json-lexer.js';
 import { arrayElementSpans, memberValueSpan, trimmedSpan } from './json-spans.js';
 
@@ -146,6 +147,15 @@ function contextAt(bytes: Uint8Array, end: number): number {
  * few bytes and a walk to that `}`, never a search of the whole (possibly huge) answer.
  */
 export function contextSlotOf(body: Buffer): number {
+  if (body.length > WASM_TEXT_BYTES) return largeContextSlotOf(body);
+  // The same search in WebAssembly (answer-scan.wat); the few bytes of the number in JS.
+  const found = scanContextSlot(body);
+  if (found === 0) return -1;
+  return numberAfterName(body, (found & 0xffff) + SLOT.length, found >>> 16);
+}
+
+/** contextSlotOf for an answer too large for the WebAssembly scan's memory, walked in JS. */
+export function largeContextSlotOf(body: Buffer): number {
   const at = contextAt(body, Math.min(body.length, CONTEXT_WINDOW));
   if (at === -1) return -1;
   const n = body.length;

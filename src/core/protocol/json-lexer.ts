@@ -1,12 +1,11 @@
 /**
- * The byte-level JSON tokens every scanner of the request path shares (method-scan,
- * json-shape, json-spans, and node/result-first): whitespace, strings, numbers and literals.
+ * The byte-level JSON tokens the JS scanners of the request path share (method-scan,
+ * json-spans, head-scan and node/result-first): whitespace, strings, numbers and literals.
+ * (jsonShape's validation is WebAssembly: answer-scan.wat.)
  *
  * Each skip function takes the index where its token starts and an `end` it never reads past,
- * and returns the index just after the token, or INVALID. Strings come in three strengths,
+ * and returns the index just after the token, or INVALID. Strings come in two strengths,
  * because the scanners trust their input to different degrees:
- * - skipString validates like JSON.parse (escapes, raw control characters) and notes in
- *   `stringEscaped` whether the string held an escape;
  * - skipTrustedString is for text already validated: it finds the closing quote with the
  *   native indexOf, so long values (base64 account data) cost little;
  * - skipPlainString accepts only strings without escapes (a cheap look that gives up early).
@@ -37,7 +36,6 @@ const ZERO = 0x30;
 const NINE = 0x39;
 const UPPER_E = 0x45;
 const LOWER_E = 0x65;
-const LOWER_U = 0x75;
 
 const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
 const TRUE = ascii('true');
@@ -45,8 +43,6 @@ const FALSE = ascii('false');
 const NULL = ascii('null');
 
 /** Byte classes as lookup tables: one load instead of a chain of comparisons. */
-const SIMPLE_ESCAPE = byteSet('"\\/bfnrt');
-const HEX = byteSet('0123456789abcdefABCDEF');
 /** Bytes that end a run of plain string content: quote, backslash and raw controls. */
 const STRING_STOP = byteSet('"\\');
 STRING_STOP.fill(1, 0, SPACE);
@@ -69,9 +65,6 @@ export function spelledAt(bytes: Uint8Array, name: Uint8Array, i: number): boole
   return true;
 }
 
-/** Set by skipString: the string it last read held a backslash escape. */
-export let stringEscaped = false;
-
 /** Whether `byte` is JSON whitespace (space, tab, LF, CR); false for undefined. */
 export function isJsonSpace(byte: number | undefined): boolean {
   return byte === SPACE || byte === LF || byte === CR || byte === TAB;
@@ -85,41 +78,6 @@ export function skipSpace(bytes: Uint8Array, i: number, end: number): number {
     i++;
   }
   return i;
-}
-
-/**
- * The string whose opening quote is at `quote`, validated as JSON.parse would: index just past
- * its closing quote, or INVALID (raw control character, bad escape, no closing quote before
- * `end`). Sets `stringEscaped`.
- */
-export function skipString(bytes: Uint8Array, quote: number, end: number): number {
-  stringEscaped = false;
-  let i = quote + 1;
-  while (i < end) {
-    const c = bytes[i]!;
-    if (STRING_STOP[c] === 0) {
-      i++;
-    } else if (c === QUOTE) {
-      return i + 1;
-    } else if (c === BACKSLASH) {
-      stringEscaped = true;
-      i = escapeEnd(bytes, i + 1, end);
-      if (i === INVALID) return INVALID;
-    } else {
-      return INVALID;
-    }
-  }
-  return INVALID;
-}
-
-/** i is just past a backslash. */
-function escapeEnd(bytes: Uint8Array, i: number, end: number): number {
-  if (i === end) return INVALID;
-  const c = bytes[i]!;
-  if (c !== LOWER_U) return SIMPLE_ESCAPE[c] === 1 ? i + 1 : INVALID;
-  if (i + 4 >= end) return INVALID;
-  for (let k = 1; k <= 4; k++) if (HEX[bytes[i + k]!] !== 1) return INVALID;
-  return i + 5;
 }
 
 /**

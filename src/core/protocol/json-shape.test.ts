@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectAgreesWithParse, shapeName } from '../../../test/support/json-shape-oracle.js';
+import { WASM_TEXT_BYTES } from './answer-scan.js';
 import { JsonShape, jsonShape } from './json-shape.js';
 
 const { invalid, object } = JsonShape;
@@ -219,6 +220,40 @@ describe('jsonShape tables', () => {
     const whole = Buffer.from('xx{"a":1}yy');
     expect(jsonShape(whole.subarray(2, 9))).toBe(object);
     expect(jsonShape(whole.subarray(2, 8))).toBe(invalid);
+  });
+
+  it('never reads a longer earlier text left in its memory as part of this one', () => {
+    // The earlier text has the quote, brace and spaces just where the cut one stops.
+    const whole = '{"a":"0123456789abcdefghijklmnopqrstuvwxyz"}  ';
+    for (let cut = 0; cut <= whole.length; cut++) {
+      shapeName(whole);
+      expectAgreesWithParse(Buffer.from(whole.slice(0, cut)));
+    }
+    shapeName(`[${' '.repeat(40)}1]`);
+    expect(shapeName('[')).toBe('invalid');
+  });
+
+  it('finds a string’s end at any offset of its sixteen-byte steps', () => {
+    for (let length = 0; length <= 48; length++) {
+      const inner = 'x'.repeat(length);
+      expect(shapeName(`{"a":"${inner}"}`)).toBe('object');
+      expect(shapeName(`{"a":"${inner}\\u0041"}`)).toBe('object');
+      expect(shapeName(`{"a":"${inner}\\n"}`)).toBe('object');
+      expect(shapeName(`{"a":"${inner}\\x"}`)).toBe('invalid');
+      expect(shapeName(`{"a":"${inner}\t${inner}"}`)).toBe('invalid');
+      expect(shapeName(`{"a":"${inner}`)).toBe('invalid');
+      expect(shapeName(`{"${inner}":1}`)).toBe('object');
+    }
+  });
+
+  it('parses a text larger than the scan’s memory instead, with the same verdicts', () => {
+    const big = 'x'.repeat(WASM_TEXT_BYTES);
+    expect(shapeName(`{"result":"${big}"}`)).toBe('object');
+    expect(shapeName(`{"error":"${big}"}`)).toBe('unsure');
+    expect(shapeName(`["${big}"]`)).toBe('array');
+    expect(shapeName(`"${big}"`)).toBe('scalar');
+    expect(shapeName(`{"result":"${big}"`)).toBe('invalid');
+    expect(shapeName(`{"result":"${big}\\x"}`)).toBe('invalid');
   });
 
   it('keeps no state between calls', () => {
