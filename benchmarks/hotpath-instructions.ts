@@ -8,14 +8,16 @@
  *
  *     npm run bench:hotpath-instr -- --other ../before|reference [--config benchmarks/user-view.toml]
  *        [--requests 20000] [--warm-up 30000] [--connections 50] [--runs 2] [--keep DIR]
- *        [--node-flag=--trace-deopt ...] [--this DIR]
+ *        [--node-flag=--trace-deopt ...] [--this DIR] [--keyed]
  *
  * Each cascade reads its own checkout's hotpath.toml (or the one `--config` file), as in
  * bench:hotpath-ab. `--runs` repeats the measurement on fresh processes (interleaved) and
  * prints every reading and their median; `--keep DIR` keeps the callgrind dumps for
  * callgrind_annotate (native frames only: V8's JIT code is not symbolized) and each cascade's
  * stdout; `--node-flag` passes a flag to node (e.g. `--node-flag=--trace-opt`); `--this DIR`
- * measures another built checkout in place of this one; `--other reference` measures the bare
+ * measures another built checkout in place of this one; `--keyed` loads each cascade as
+ * bench:hotpath's keyed target (require_key and one key, presented in the URL path; the
+ * reference stays keyless); `--other reference` measures the bare
  * reference proxy (forwarding round-robin to the config's first tier, as in bench:hotpath) in
  * place of another cascade: the deterministic form of bench:hotpath's cascade/reference. The
  * figure counts
@@ -37,6 +39,7 @@ import {
   type CallgrindTarget,
   type InstructionSplit,
 } from './hotpath-callgrind.js';
+import { keyedUrl, writeKeyedConfig } from './hotpath-keyed.js';
 import { BODY } from './hotpath-placement.js';
 import {
   REFERENCE_PROXY,
@@ -71,14 +74,19 @@ function slowClockConfig(file: string): void {
  * closed in between would make the next major GC throw away optimized code tied to them
  * ("weak objects" deopts) and put recompilation into the measured window.
  */
-async function sendFixed(pool: Pool, count: number, connections: number): Promise<void> {
+async function sendFixed(
+  pool: Pool,
+  count: number,
+  connections: number,
+  path: string,
+): Promise<void> {
   let left = count;
   let failed = 0;
   const loop = async (): Promise<void> => {
     while (left > 0) {
       left--;
       const { statusCode, body } = await pool.request({
-        path: '/',
+        path,
         method: 'POST',
         headers: HEADERS,
         body: BODY,
@@ -112,6 +120,8 @@ interface Options {
   readonly runs: number;
   readonly keep: string | undefined;
   readonly nodeFlags: readonly string[];
+  /** Cascade with require_key and one key, loaded with the key in the URL path (bench:hotpath's keyed target). */
+  readonly keyed: boolean;
 }
 
 function options(): Options {
@@ -126,6 +136,7 @@ function options(): Options {
       runs: { type: 'string', default: '2' },
       keep: { type: 'string' },
       'node-flag': { type: 'string', multiple: true, default: [] },
+      keyed: { type: 'boolean', default: false },
     },
   });
   if (values.other === undefined) throw new Error('--other DIR: the checkout to compare with');
@@ -139,6 +150,7 @@ function options(): Options {
     runs: Number(values.runs),
     keep: values.keep === undefined ? undefined : path.resolve(values.keep),
     nodeFlags: values['node-flag'],
+    keyed: values.keyed,
   };
 }
 
@@ -168,7 +180,11 @@ async function countOnce(
   const runRoot = snapshotCli(root, dir);
   const setup = { repoRoot: root, runRoot, tmpDir: dir, pin: [] };
   const config = writeCascadeConfig(setup, urls, o.config);
-  slowClockConfig(config.file);
+  // The reference has no keys: it is loaded on `/` either way.
+  const keyed = o.keyed && !reference;
+  const file = keyed ? writeKeyedConfig(setup, config.file) : config.file;
+  const requestPath = keyed ? keyedUrl('') : '/';
+  slowClockConfig(file);
   let target: CallgrindTarget | undefined;
   let pool: Pool | undefined;
   try {
@@ -182,14 +198,14 @@ async function countOnce(
           `${name}-${run}`,
           o.nodeFlags,
         )
-      : await startCallgrindCascade(runRoot, config.file, outDir, `${name}-${run}`, o.nodeFlags);
+      : await startCallgrindCascade(runRoot, file, outDir, `${name}-${run}`, o.nodeFlags);
     cleanups.add(target.stop);
     pool = new Pool(target.url, { connections: o.connections, pipelining: 1 });
     const client = pool;
-    await sendFixed(client, o.warmUp, o.connections);
+    await sendFixed(client, o.warmUp, o.connections, requestPath);
     const { loaded, idle } = await target.measure(
-      () => sendFixed(client, SETTLE_REQUESTS, o.connections),
-      () => sendFixed(client, o.requests, o.connections),
+      () => sendFixed(client, SETTLE_REQUESTS, o.connections, requestPath),
+      () => sendFixed(client, o.requests, o.connections, requestPath),
     );
     const per = (value: number): number => value / o.requests;
     return {
@@ -266,7 +282,7 @@ function report(o: Options, mine: readonly Reading[], theirs: readonly Reading[]
   const otherPath = median(theirs.map(pathOf));
   const runs = (v: readonly Reading[]): string => v.map((r) => round(pathOf(r))).join(', ');
   return [
-    `callgrind, ${o.requests} requests after ${o.warmUp} warm-up, ${o.connections} connections, config ${o.config ?? "each checkout's hotpath.toml"}`,
+    `callgrind, ${o.requests} requests after ${o.warmUp} warm-up, ${o.connections} connections, config ${o.config ?? "each checkout's hotpath.toml"}${o.keyed ? ', keyed (require_key, the key in the path)' : ''}`,
     `this  (${o.this}): request path ${round(thisPath)} instructions/request (runs: ${runs(mine)})`,
     `other (${o.other}): request path ${round(otherPath)} instructions/request (runs: ${runs(theirs)})`,
     `this / other: ${(thisPath / otherPath).toFixed(3)}x (medians of the request path)`,
