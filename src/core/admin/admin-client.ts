@@ -5,6 +5,7 @@
  */
 import { WORKER_ASK_TIMEOUT_MS } from '../cluster/worker-asks.js';
 import { CascadeError } from '../errors.js';
+import { hostPort } from '../http/listen.js';
 import type { FleetWrite, KeyRow } from './key-routes.js';
 import type { NodesDocument } from './operator.js';
 
@@ -115,5 +116,5 @@ export function keyAction(
 /** The URL of an admin listener on `host`:`port` (a wildcard address is reached on loopback). */
 export function adminUrl(host: string, port: number): string {
   const reach = host === '0.0.0.0' || host === '::' || host === '[::]' ? '127.0.0.1' : host;
-  return `http://${reach.includes(':') && !reach.startsWith('[') ? `[${reach}]` : reach}:${port}`;
+  return `http://${hostPort(reach, port)}`;
 }

@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import { StartupError } from '../errors.js';
 
-/** `host:port` as a URL names it: an IPv6 address in brackets. */
+/** `host:port` as a URL names it: an IPv6 address in brackets (once, if it came with them). */
 export function hostPort(host: string, port: number): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
 }
 
 /** Binds `server` to host:port, turning bind failures into one clear StartupError. */
