@@ -4,6 +4,7 @@
  * and every refusal, each with no upstream request (the mocks' stats) and no node credit.
  * Rate buckets run on a ManualClock, so nothing depends on how fast the machine is.
  */
+import { Client } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { clientKey, keysOf } from '../support/client-keys.js';
@@ -12,6 +13,7 @@ import { useWsHarness } from '../support/ws-harness.js';
 
 const KEY = 'ck_alpha_0123456789abcdefghijklmnop';
 const WRONG = 'ck_wrong_0123456789abcdefghijklmnop';
+const BETA = 'ck_beta_0123456789abcdefghijklmnopq';
 const ws = useWsHarness();
 
 async function post(
@@ -347,5 +349,61 @@ describe('refusals touch no node', () => {
     await ws.start([{ name: 'a', prices: { getSlot: 2 } }], { keys, server: { requireKey: true } });
     const off = await post(`${ws.harness.url}/${KEY}`, call('getSlot'));
     expect(off.headers.get('x-cascade-credits-remaining')).toBeNull();
+  });
+});
+
+describe('one keep-alive connection carrying many keys (a front proxy sharing it)', () => {
+  it('judges every request by the key it carries, whatever the one before it carried', async () => {
+    await startKeyed(
+      keysOf(clientKey('alpha', KEY, { allow: ['getSlot'] }), clientKey('beta', BETA)),
+    );
+    const client = new Client(ws.harness.url, { pipelining: 1 });
+    let connections = 0;
+    client.on('connect', () => connections++);
+    const send = async (path: string, method: string, headers: Record<string, string> = {}) => {
+      const response = await client.request({
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(call(method)),
+      });
+      await response.body.text();
+      return response.statusCode;
+    };
+    // Alpha's key with its last character changed: same length, same path shape.
+    const alike = `${KEY.slice(0, -1)}q`;
+    try {
+      const steps: Array<[string, string, Record<string, string>, number]> = [
+        [`/${KEY}`, 'getSlot', {}, 200],
+        [`/${KEY}`, 'getSlot', {}, 200],
+        [`/${KEY}`, 'getBalance', {}, 403],
+        [`/${BETA}`, 'getBalance', {}, 200],
+        [`/${alike}`, 'getSlot', {}, 401],
+        [`/${KEY}/send-request`, 'getSlot', {}, 200],
+        [`/${KEY}`, 'getSlot', {}, 200],
+        [`/`, 'getBalance', { 'x-api-key': BETA }, 200],
+        [`/`, 'getSlot', {}, 401],
+        [`/${KEY}`, 'getSlot', { 'x-api-key': BETA }, 200],
+      ];
+      for (const [path, method, headers, status] of steps)
+        expect(await send(path, method, headers), `${method} on ${path}`).toBe(status);
+      // A revoke reaches the connection that just passed with the key, on the same path.
+      const alpha = ws.harness.cascade.server.keys.byName('alpha')!;
+      ws.harness.cascade.server.keys.setRevoked(alpha, true);
+      expect(await send(`/${KEY}`, 'getSlot')).toBe(401);
+      ws.harness.cascade.server.keys.setRevoked(alpha, false);
+      expect(await send(`/${KEY}`, 'getSlot')).toBe(200);
+      expect(connections).toBe(1);
+    } finally {
+      await client.close();
+    }
+    const text = await ws.harness.metrics();
+    // The path key wins over a header: the last listed step is alpha's.
+    expect(text).toContain('rpc_key_requests_total{key="alpha",outcome="allowed"} 6');
+    expect(text).toContain('rpc_key_requests_total{key="alpha",outcome="method"} 1');
+    expect(text).toContain('rpc_key_requests_total{key="beta",outcome="allowed"} 2');
+    expect(text).toContain('rpc_key_requests_total{key="",outcome="unknown_key"} 1');
+    expect(text).toContain('rpc_key_requests_total{key="",outcome="no_key"} 1');
+    expect(text).toContain('rpc_key_requests_total{key="",outcome="revoked"} 1');
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChainPaths } from './chain-paths.js';
 
@@ -58,5 +59,46 @@ describe('ChainPaths: which chain a path and host reach', () => {
     expect(two.resolve('/', undefined, true)).toBeUndefined();
     expect(two.resolve('/c', undefined, true)).toBeUndefined();
     expect(two.paths).toEqual(['/a', '/b']);
+  });
+
+  it('gives a connection its last keyed hit back only for the same path on the same host', () => {
+    const one = new ChainPaths([{ paths: ['/'], hosts: [], target: 'only' }]);
+    const connection = {};
+    const first = one.resolve(`/${KEY}`, 'h', true, connection);
+    expect(first).toEqual({ target: 'only', key: KEY });
+    expect(one.resolve(`/${KEY}`, 'h', true, connection)).toBe(first);
+    // Another connection, another key, another host: resolved afresh.
+    expect(one.resolve(`/${KEY}`, 'h', true, {})).not.toBe(first);
+    const other = `${KEY.slice(0, -1)}X`;
+    expect(one.resolve(`/${other}`, 'h', true, connection)).toEqual({ target: 'only', key: other });
+    expect(one.resolve(`/${other}`, 'h2', true, connection)?.key).toBe(other);
+    // Keys turned off: the remembered key path is no proxy path any more.
+    expect(one.resolve(`/${other}`, 'h2', false, connection)).toBeUndefined();
+  });
+
+  it('answers every sequence of requests on one connection as it answers each alone', () => {
+    const segment = fc.constantFrom(KEY, `${KEY}Z`, 'ck_0123456789abcdefghiJ', 'short', '');
+    const request = fc.record({
+      path: fc
+        .tuple(
+          fc.constantFrom('', '/solana', '/sol', '/eth/mainnet', '/eth'),
+          segment,
+          fc.constantFrom('', '/', '/send-request', '/send-request/'),
+        )
+        .map(([chain, key, tail]) => `${chain}/${key}${tail}`),
+      host: fc.constantFrom(undefined, 'eth.rpc.example.com', 'other.example.com'),
+      keys: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(request, { maxLength: 12 }), (requests) => {
+        const connection = {};
+        for (const { path, host, keys } of requests) {
+          expect(paths.resolve(path, host, keys, connection)).toEqual(
+            paths.resolve(path, host, keys),
+          );
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

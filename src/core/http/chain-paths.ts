@@ -6,8 +6,11 @@
  *
  * On the request path: one Map lookup per path tried — the path itself, then with one or two
  * trailing segments cut (the key and `/send-request`) — and none at all for the one-chain config.
+ * A keep-alive connection that sends the same keyed path again (a client's every request) gets
+ * the hit it got before, after one constant-time comparison instead of a walk over the key.
  */
 import { proxyPathOf } from '../keys/presented-key.js';
+import { SecretText } from '../keys/secret-text.js';
 
 /** Where a request goes: the chain's target, and the key its path carries (if any). */
 export interface ChainHit<T> {
@@ -39,6 +42,11 @@ export class ChainPaths<T> {
   readonly #onlyHit: ChainHit<T> | undefined;
   /** Each target's hit without a key, made once: a plain request allocates nothing here. */
   readonly #plain = new Map<T, ChainHit<T>>();
+  /**
+   * Each connection's last keyed path (on its `Host`) and its hit. The path holds a key, and on
+   * a connection a front proxy shares it may be another client's: compared in constant time.
+   */
+  readonly #lastKeyed = new WeakMap<object, LastKeyed<T>>();
 
   constructor(claims: readonly ChainClaim<T>[]) {
     for (const claim of claims) {
@@ -59,13 +67,30 @@ export class ChainPaths<T> {
     return [...this.#byPath.keys()];
   }
 
-  /** The chain `path` (no query) on `host` reaches, or undefined: no chain serves it. */
-  resolve(path: string, host: string | undefined, keysOn: boolean): ChainHit<T> | undefined {
+  /**
+   * The chain `path` (no query) on `host` reaches, or undefined: no chain serves it.
+   * `connection` (the request's socket) remembers a keyed path for its next request.
+   */
+  resolve(
+    path: string,
+    host: string | undefined,
+    keysOn: boolean,
+    connection?: object,
+  ): ChainHit<T> | undefined {
     const only = this.#only;
-    if (only !== undefined) {
-      if (path === '/' || path === '/send-request') return this.#onlyHit;
-      return this.#under(only, path, keysOn);
-    }
+    if (only !== undefined && (path === '/' || path === '/send-request')) return this.#onlyHit;
+    if (!keysOn || connection === undefined) return this.#resolve(path, host, keysOn);
+    const last = this.#lastKeyed.get(connection);
+    if (last !== undefined && last.host === host && last.path.matches(path)) return last.hit;
+    const hit = this.#resolve(path, host, keysOn);
+    if (hit?.key !== undefined)
+      this.#lastKeyed.set(connection, { path: new SecretText(path), host, hit });
+    return hit;
+  }
+
+  #resolve(path: string, host: string | undefined, keysOn: boolean): ChainHit<T> | undefined {
+    const only = this.#only;
+    if (only !== undefined) return this.#under(only, path, keysOn);
     if (this.#byHost.size > 0 && host !== undefined) {
       const target = this.#byHost.get(hostName(host));
       if (target !== undefined) {
@@ -91,6 +116,13 @@ export class ChainPaths<T> {
     if (proxyPath === undefined) return undefined;
     return proxyPath.key === undefined ? this.#plain.get(target) : { target, key: proxyPath.key };
   }
+}
+
+/** A connection's last keyed request: its path, its `Host`, where it went. */
+interface LastKeyed<T> {
+  readonly path: SecretText;
+  readonly host: string | undefined;
+  readonly hit: ChainHit<T>;
 }
 
 /** A `Host` header's name: lower case, without the port. */

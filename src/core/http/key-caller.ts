@@ -10,7 +10,7 @@ import type { BlockList } from 'node:net';
 import type { ClientKeys } from '../keys/client-keys.js';
 import { isRefusal } from '../keys/client-keys.js';
 import { chainRefusal, type KeyRefusal } from '../keys/key-refusal.js';
-import { presentedKey } from '../keys/presented-key.js';
+import { presentedKey, type PathKey } from '../keys/presented-key.js';
 import type { KeyedCaller } from '../serving/key-gate.js';
 import { clientAddress } from './client-address.js';
 import type { CorsPolicy } from './cors.js';
@@ -20,13 +20,17 @@ export function callerOf(
   req: IncomingMessage,
   keys: ClientKeys,
   trustedProxies: BlockList | undefined,
-  /** The key segment of the request's path, if it had one. */
-  pathKey: string | undefined,
+  /** What the request's path resolved to: the key segment it had, if any. */
+  path: PathKey,
   /** The chain the request's path reached: a key scoped to others is refused (403). */
   chain: string,
 ): KeyedCaller | KeyRefusal | undefined {
   const ip = clientAddress(req, trustedProxies);
-  const who = keys.identify(presentedKey(pathKey, req.url, req.headers), ip, req.socket);
+  const headers = req.headers;
+  const presented = presentedKey(path.key, req.url, headers);
+  // A key from the path comes with its hit: the connection's same path again needs no compare.
+  const source = path.key === undefined ? undefined : path;
+  const who = keys.identify(presented, ip, req.socket, source);
   if (who === undefined || isRefusal(who)) {
     keys.countUnkeyed(who?.reason ?? 'keyless');
     return who;
@@ -36,7 +40,7 @@ export function callerOf(
     who.count(refused.reason);
     return refused;
   }
-  return { key: who, ip, origin: req.headers.origin };
+  return { key: who, ip, origin: headers.origin };
 }
 
 /** Narrows what `callerOf` returned. */

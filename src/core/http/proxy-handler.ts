@@ -11,6 +11,7 @@ import { ALL_FAILED, INTERNAL_ERROR, failureOf } from '../routing/route-answer.j
 import type { RouteResult } from '../routing/route-context.js';
 import { bodyTooLarge, parseRefusal } from '../serving/refusal.js';
 import { serveRequest } from '../serving/serve-request.js';
+import type { PathKey } from '../keys/presented-key.js';
 import type { KeyedCaller } from '../serving/key-gate.js';
 import { logAccess } from './access-log.js';
 import { pipeAnswer, sendAnswer } from './compression.js';
@@ -87,7 +88,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
  */
 function identify(exchange: Exchange, request: RpcRequest): boolean {
   const { req, res, ctx } = exchange;
-  const who = callerOf(req, ctx.keys, ctx.trustedProxies, exchange.pathKey, ctx.chain);
+  const who = callerOf(req, ctx.keys, ctx.trustedProxies, exchange.path, ctx.chain);
   if (isCallerRefusal(who)) {
     res.removeHeader('access-control-allow-origin');
     setRefusalHeaders(res, who);
@@ -161,8 +162,8 @@ class Exchange extends BodyReader implements ExchangeState {
     readonly res: ServerResponse,
     readonly ctx: ProxyHandlerContext,
     readonly startedAt: number,
-    /** The client key its path carried (`/<key>`, `/solana/<key>`), if any. */
-    readonly pathKey: string | undefined,
+    /** What its path resolved to: the client key it carried (`/<key>`, `/solana/<key>`), if any. */
+    readonly path: PathKey,
   ) {
     super(ctx.maxBodyBytes);
   }
@@ -206,7 +207,7 @@ export function handleProxy(
   req: IncomingMessage,
   res: ServerResponse,
   ctx: ProxyHandlerContext,
-  pathKey: string | undefined,
+  path: PathKey,
 ): void {
-  readBody(req, new Exchange(req, res, ctx, ctx.clock.now(), pathKey));
+  readBody(req, new Exchange(req, res, ctx, ctx.clock.now(), path));
 }

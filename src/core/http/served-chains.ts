@@ -121,9 +121,12 @@ export class ServedChains {
     );
   }
 
-  /** The chain `path` on `host` reaches (with the key its path carries), or undefined. */
-  resolve(path: string, host: string | undefined, keysOn: boolean) {
-    return this.#paths.resolve(path, host, keysOn);
+  /**
+   * The chain `path` on `host` reaches (with the key its path carries), or undefined;
+   * `connection` remembers a keyed path for the connection's next request.
+   */
+  resolve(path: string, host: string | undefined, keysOn: boolean, connection?: object) {
+    return this.#paths.resolve(path, host, keysOn, connection);
   }
 
   /** Every path a chain is served on (the 404 lists them). */

@@ -268,11 +268,12 @@ export class ProxyServer {
     if (this.#shared.drain.active) res.shouldKeepAlive = false;
     // Browsers may call the proxy and /health; /metrics and the rest stay same-origin.
     const cors = this.#cors;
-    const hit = this.chains.resolve(path, req.headers.host, this.#shared.keys.enabled);
+    const keysOn = this.#shared.keys.enabled;
+    const hit = this.chains.resolve(path, req.headers.host, keysOn, req.socket);
     if (hit !== undefined) {
       const proxyCors = this.#proxyCors;
       const allowed = proxyCors !== undefined && proxyCors.decorate(req, res);
-      if (req.method === 'POST') return handleProxy(req, res, hit.target.handler, hit.key);
+      if (req.method === 'POST') return handleProxy(req, res, hit.target.handler, hit);
       if (proxyCors && req.method === 'OPTIONS')
         return proxyCors.preflight(req, res, allowed, 'POST');
       return sendStatus(res, 405, 'Method Not Allowed', 'POST');

@@ -31,6 +31,27 @@ describe('ClientKeys.identify on a connection', () => {
     expect(reasonOf(keys.identify(undefined, 'ip', socket))).toBe('no_key');
   });
 
+  it('takes the path hit a connection passed with as that key again, until the keys change', () => {
+    const keys = new ClientKeys(
+      keysOf(clientKey('alice', ALICE), clientKey('bob', BOB)),
+      true,
+      new ManualClock(),
+    );
+    const socket = {};
+    const aliceHit = { key: ALICE };
+    const alice = keys.identify(ALICE, 'ip', socket, aliceHit);
+    expect(reasonOf(alice)).toBe('key:alice');
+    expect(keys.identify(ALICE, 'ip', socket, aliceHit)).toBe(alice);
+    // Another path's hit is compared as any key is: the same text passes, another does not.
+    expect(keys.identify(ALICE, 'ip', socket, { key: ALICE })).toBe(alice);
+    expect(reasonOf(keys.identify(BOB, 'ip', socket, { key: BOB }))).toBe('key:bob');
+    expect(reasonOf(keys.identify(`${ALICE.slice(0, -1)}q`, 'ip', socket, {}))).toBe('unknown_key');
+    const bobHit = { key: BOB };
+    const bob = keys.identify(BOB, 'ip', socket, bobHit);
+    keys.setRevoked(bob as KeyState, true);
+    expect(reasonOf(keys.identify(BOB, 'ip', socket, bobHit))).toBe('revoked');
+  });
+
   it('refuses a rotated-out secret and a revoked key on a connection that passed with them', () => {
     const keys = new ClientKeys(keysOf(clientKey('alice', ALICE)), true, new ManualClock());
     const socket = {};

@@ -171,14 +171,21 @@ export class ClientKeys {
   /**
    * The caller of a request presenting `presented` (undefined: no key) from `ip`, on
    * `connection` (its socket, when the door has one: the key it passed with is remembered).
+   * `source` is the object the key was read from when that object stands for the key's text
+   * alone (a path's hit, which a connection gets again only for the same path).
    */
-  identify(presented: string | undefined, ip: string, connection?: object): Identified {
+  identify(
+    presented: string | undefined,
+    ip: string,
+    connection?: object,
+    source?: object,
+  ): Identified {
     if (presented === undefined) return this.requireKey ? NO_KEY : undefined;
     // No address has failed a check yet (the common case): no clock read, no lookup.
     const wait = this.#failed.size === 0 ? 0 : this.#failed.waitOf(ip, this.clock.now());
     if (wait > 0) return failedChecks(wait);
     if (connection !== undefined) {
-      const known = this.#connections.known(connection, presented);
+      const known = this.#connections.known(connection, presented, source);
       if (known !== undefined) return known;
     }
     const state = this.#lookup(presented);
@@ -186,7 +193,7 @@ export class ClientKeys {
       this.#failed.failed(ip, this.clock.now());
       return state;
     }
-    if (connection !== undefined) this.#connections.remember(connection, presented, state);
+    if (connection !== undefined) this.#connections.remember(connection, presented, state, source);
     return state;
   }
 

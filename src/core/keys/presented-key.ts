@@ -10,6 +10,15 @@ import { PATH_KEY_MAX_CHARS, PATH_KEY_MIN_CHARS, isPathKeyChar } from '../config
 
 const SEND_REQUEST = '/send-request';
 
+/**
+ * What a request's path resolved to, as far as keys go: the key segment it carried, if any. A
+ * connection gets the same object back only for the same path (http/chain-paths.ts), so its
+ * identity stands for the key's text (keys/connection-keys.ts).
+ */
+export interface PathKey {
+  readonly key: string | undefined;
+}
+
 /** A request's path, split: the path without a key, and the key segment if there was one. */
 export interface ProxyPath {
   /** `/` or `/send-request`. */
