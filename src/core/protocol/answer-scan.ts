@@ -55,9 +55,9 @@ export function scanShape(bytes: Uint8Array): number {
 }
 
 /**
- * In `bytes` (at most WASM_TEXT_BYTES), Solana's envelope as head-scan.ts contextSlotOf reads
- * it: `(close << 16) | slot`, the indexes of the context's first `}` and of the `"slot"`
- * before it, or 0 when there is none.
+ * In `bytes` (at most WASM_TEXT_BYTES), the slot of Solana's envelope as head-scan.ts
+ * largeContextSlotOf reads it (the search, the walk to the context's `}` and the number), or
+ * -1 when there is none.
  */
 export function scanContextSlot(bytes: Uint8Array): number {
   text.set(bytes);

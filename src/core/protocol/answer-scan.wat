@@ -272,12 +272,14 @@
         (br $value)))
     (unreachable))
 
-  ;; Solana's `{"context":{…,"slot":N},"value":…}` envelope, read as head-scan.ts contextSlotOf
-  ;; reads it: the first `"context"` starting within the first 256 bytes, then the first `}`
-  ;; after it and the first `"slot"` before that. Answers (close << 16) | slot, the indexes of
-  ;; that `}` and of `"slot"`; 0 when there is no such `}` or `"slot"`.
-  (func (export "contextSlot") (param $n i32) (result i32)
-    (local $i i32) (local $limit i32) (local $at i32) (local $slot i32) (local $c i32)
+  ;; Solana's `{"context":{…,"slot":N},"value":…}` envelope, read as head-scan.ts
+  ;; largeContextSlotOf reads it: the first `"context"` starting within the first 256 bytes,
+  ;; then the first `}` after it and the first `"slot"` before that, then `: N` between them
+  ;; (head-scan.ts numberAt: up to 15 decimal digits, or a "0x…" string of at most 14
+  ;; significant hex digits). Answers N, or -1 when any of that is missing.
+  (func (export "contextSlot") (param $n i32) (result f64)
+    (local $i i32) (local $limit i32) (local $at i32) (local $slot i32) (local $close i32)
+    (local $stops i32) (local $v v128) (local $bit i32)
     ;; `"context"` is nine bytes, all within the text.
     (local.set $limit (i32.sub (local.get $n) (i32.const 8)))
     (if (i32.gt_s (local.get $limit) (i32.const 256)) (then (local.set $limit (i32.const 256))))
@@ -294,24 +296,107 @@
                 (br $searched)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $search)))
-    (if (i32.lt_s (local.get $at) (i32.const 0)) (then (return (i32.const 0))))
+    (if (i32.lt_s (local.get $at) (i32.const 0)) (then (return (f64.const -1))))
+    ;; To the first `}`, sixteen bytes a step, noting the first `"slot"` on the way. Bytes past
+    ;; $n are left over from earlier texts: a stop there is no stop.
     (local.set $slot (i32.const -1))
+    (local.set $close (i32.const -1))
     (local.set $i (i32.add (local.get $at) (i32.const 9)))
-    (loop $walk
-      (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const 0))))
-      (local.set $c (i32.load8_u (local.get $i)))
-      (if (i32.eq (local.get $c) (i32.const 0x7d))
-        (then
-          (if (i32.lt_s (local.get $slot) (i32.const 0)) (then (return (i32.const 0))))
-          (return (i32.or (i32.shl (local.get $i) (i32.const 16)) (local.get $slot)))))
-      ;; `"slot"`: a quote, `slot` as one word, a quote, all within the text.
-      (if (i32.and (i32.eq (local.get $c) (i32.const 0x22)) (i32.lt_s (local.get $slot) (i32.const 0)))
-        (then
-          (if (i32.le_u (i32.add (local.get $i) (i32.const 6)) (local.get $n))
-            (then
-              (if (i32.and (i32.eq (i32.load offset=1 (local.get $i)) (i32.const 0x746f6c73))
-                           (i32.eq (i32.load8_u offset=5 (local.get $i)) (i32.const 0x22)))
-                (then (local.set $slot (local.get $i))))))))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $walk))
-    (unreachable)))
+    (block $walked
+      (loop $walk
+        (br_if $walked (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $v (v128.load (local.get $i)))
+        (local.set $stops
+          (i8x16.bitmask
+            (v128.or
+              (i8x16.eq (local.get $v) (v128.const i8x16 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d 0x7d))
+              (i8x16.eq (local.get $v) (v128.const i8x16 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22 0x22)))))
+        (block $block
+          (loop $stop
+            (br_if $block (i32.eqz (local.get $stops)))
+            (local.set $bit (i32.add (local.get $i) (i32.ctz (local.get $stops))))
+            (br_if $walked (i32.ge_u (local.get $bit) (local.get $n)))
+            (if (i32.eq (i32.load8_u (local.get $bit)) (i32.const 0x7d))
+              (then
+                (local.set $close (local.get $bit))
+                (br $walked)))
+            ;; `"slot"`: a quote, `slot` as one word, a quote, all within the text.
+            (if (i32.lt_s (local.get $slot) (i32.const 0))
+              (then
+                (if (i32.le_u (i32.add (local.get $bit) (i32.const 6)) (local.get $n))
+                  (then
+                    (if (i32.and (i32.eq (i32.load offset=1 (local.get $bit)) (i32.const 0x746f6c73))
+                                 (i32.eq (i32.load8_u offset=5 (local.get $bit)) (i32.const 0x22)))
+                      (then (local.set $slot (local.get $bit))))))))
+            ;; The lowest stop done with.
+            (local.set $stops (i32.and (local.get $stops) (i32.sub (local.get $stops) (i32.const 1))))
+            (br $stop)))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $walk)))
+    (if (i32.or (i32.lt_s (local.get $close) (i32.const 0)) (i32.lt_s (local.get $slot) (i32.const 0)))
+      (then (return (f64.const -1))))
+    ;; `:` after the name (whitespace around it), then the number, all before the `}`.
+    (local.set $i (call $space (i32.add (local.get $slot) (i32.const 6)) (local.get $close)))
+    (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 0x3a)) (then (return (f64.const -1))))
+    (call $slotNumber
+      (call $space (i32.add (local.get $i) (i32.const 1)) (local.get $close))
+      (local.get $close)))
+
+  ;; head-scan.ts numberAt at $i (<= $end, where a `}` stands): N, or -1.
+  (func $slotNumber (param $i i32) (param $end i32) (result f64)
+    (local $k i32) (local $c i32) (local $d i32) (local $value f64) (local $digits i32)
+    (local $any i32)
+    (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 0x22))
+      (then
+        ;; "0x…": the quote stands before $end, so the two bytes after it are in the text.
+        (if (i32.ne (i32.load8_u offset=1 (local.get $i)) (i32.const 0x30)) (then (return (f64.const -1))))
+        (if (i32.ne (i32.or (i32.load8_u offset=2 (local.get $i)) (i32.const 0x20)) (i32.const 0x78))
+          (then (return (f64.const -1))))
+        (local.set $k (i32.add (local.get $i) (i32.const 3)))
+        (block $done
+          (loop $hex
+            (br_if $done (i32.ge_u (local.get $k) (local.get $end)))
+            (local.set $c (i32.load8_u (local.get $k)))
+            (if (i32.eq (local.get $c) (i32.const 0x22))
+              (then
+                (if (i32.or (i32.eqz (local.get $any))
+                            (f64.gt (local.get $value) (f64.const 9007199254740991)))
+                  (then (return (f64.const -1))))
+                (return (local.get $value))))
+            (if (i32.lt_u (i32.sub (local.get $c) (i32.const 0x30)) (i32.const 10))
+              (then (local.set $d (i32.sub (local.get $c) (i32.const 0x30))))
+              (else
+                (if (i32.lt_u (i32.sub (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x61)) (i32.const 6))
+                  (then (local.set $d (i32.sub (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x57))))
+                  (else (return (f64.const -1))))))
+            (local.set $any (i32.const 1))
+            (if (i32.or (local.get $digits) (local.get $d))
+              (then
+                (local.set $digits (i32.add (local.get $digits) (i32.const 1)))
+                (if (i32.gt_u (local.get $digits) (i32.const 14)) (then (return (f64.const -1))))
+                (local.set $value
+                  (f64.add (f64.mul (local.get $value) (f64.const 16)) (f64.convert_i32_u (local.get $d))))))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $hex)))
+        (return (f64.const -1))))
+    (local.set $k (local.get $i))
+    (block $done
+      (loop $decimal
+        (br_if $done (i32.ge_u (local.get $k) (local.get $end)))
+        (local.set $d (i32.sub (i32.load8_u (local.get $k)) (i32.const 0x30)))
+        (br_if $done (i32.ge_u (local.get $d) (i32.const 10)))
+        (local.set $value
+          (f64.add (f64.mul (local.get $value) (f64.const 10)) (f64.convert_i32_u (local.get $d))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $decimal)))
+    (local.set $digits (i32.sub (local.get $k) (local.get $i)))
+    (if (i32.or (i32.eqz (local.get $digits)) (i32.gt_u (local.get $digits) (i32.const 15)))
+      (then (return (f64.const -1))))
+    ;; `.5` or `e3` after the digits: not an integer.
+    (if (i32.lt_u (local.get $k) (local.get $end))
+      (then
+        (local.set $c (i32.load8_u (local.get $k)))
+        (if (i32.or (i32.eq (local.get $c) (i32.const 0x2e))
+                    (i32.eq (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x65)))
+          (then (return (f64.const -1))))))
+    (local.get $value)))

@@ -51,6 +51,26 @@ function referenceCommitment(body: Buffer): 0 | 1 | 2 {
   return body.includes('"processed"') ? 0 : 2;
 }
 
+/** Numbers as numberAt reads them, and near-misses: fractions, exponents, odd hex strings. */
+const NUMBER_TEXTS = [
+  '1.5',
+  '7e3',
+  '7E3',
+  '-1',
+  '00',
+  '1234567890123456',
+  '999999999999999',
+  '"0x1f"',
+  '"0X1F"',
+  '"0x"',
+  '"0x1g"',
+  '"0x1f',
+  '"0x0000000000000000001f"',
+  '"0x1fffffffffffff"',
+  '"0x20000000000000"',
+  '"0xffffffffffffff"',
+];
+
 /** Text made of the pieces the scans look for, cut and shuffled, plus filler of any length. */
 const piece = fc.oneof(
   fc.constantFrom(
@@ -77,7 +97,11 @@ const piece = fc.oneof(
     '"result"',
     '"result":"0x10"',
     '"contextSlot":9',
+    '\t',
+    '\n',
+    '\r',
   ),
+  fc.constantFrom(...NUMBER_TEXTS),
   fc.string({ maxLength: 6 }),
   fc.nat({ max: 400 }).map((n) => 'x'.repeat(n)),
 );
@@ -90,11 +114,16 @@ const body = fc.array(piece, { maxLength: 24 }).map((parts) => Buffer.from(parts
 const envelope = fc
   .record({
     pad: fc.nat({ max: 300 }),
-    slot: fc.nat(),
+    slot: fc.oneof(
+      fc.nat().map(String),
+      fc.constantFrom(...NUMBER_TEXTS, ' 5', '5 ', '\t5\n', ': 5', ''),
+    ),
     tail: fc.nat({ max: 600 }),
     cut: fc.option(fc.nat({ max: 400 })),
   })
   .map(({ pad, slot, tail, cut }) => {
+    // `slot` is any number text numberAt reads, or a near-miss (a fraction, an exponent, a
+    // hex string too long or unclosed, whitespace around it).
     const text = `{"jsonrpc":"2.0","x":"${'a'.repeat(pad)}","result":{"context":{"apiVersion":"2.0","slot":${slot}},"value":"${'b'.repeat(tail)}"},"id":1}`;
     return Buffer.from(cut === null ? text : text.slice(0, cut));
   });

@@ -148,10 +148,8 @@ function contextAt(bytes: Uint8Array, end: number): number {
  */
 export function contextSlotOf(body: Buffer): number {
   if (body.length > WASM_TEXT_BYTES) return largeContextSlotOf(body);
-  // The same search in WebAssembly (answer-scan.wat); the few bytes of the number in JS.
-  const found = scanContextSlot(body);
-  if (found === 0) return -1;
-  return numberAfterName(body, (found & 0xffff) + SLOT.length, found >>> 16);
+  // The same search, walk and number in WebAssembly (answer-scan.wat).
+  return scanContextSlot(body);
 }
 
 /** contextSlotOf for an answer too large for the WebAssembly scan's memory, walked in JS. */
