@@ -5,7 +5,7 @@
  * two things a key changes on an HTTP answer: `Retry-After` on a 429, and which origins may
  * read it (a key's `origins`, else `[server] cors_origins`).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { BlockList } from 'node:net';
 import type { ClientKeys } from '../keys/client-keys.js';
 import { isRefusal } from '../keys/client-keys.js';
@@ -15,9 +15,14 @@ import type { KeyedCaller } from '../serving/key-gate.js';
 import { clientAddress } from './client-address.js';
 import type { CorsPolicy } from './cors.js';
 
-/** The caller of `req`: a key, keyless (undefined, when keys are optional), or a refusal. */
+/**
+ * The caller of `req`: a key, keyless (undefined, when keys are optional), or a refusal.
+ * `headers` are `req.headers`, read once by the door (each read of the getter costs two
+ * megamorphic loads on the request path).
+ */
 export function callerOf(
   req: IncomingMessage,
+  headers: IncomingHttpHeaders,
   keys: ClientKeys,
   trustedProxies: BlockList | undefined,
   /** What the request's path resolved to: the key segment it had, if any. */
@@ -26,7 +31,6 @@ export function callerOf(
   chain: string,
 ): KeyedCaller | KeyRefusal | undefined {
   const ip = clientAddress(req, trustedProxies);
-  const headers = req.headers;
   const presented = presentedKey(path.key, req.url, headers);
   // A key from the path comes with its hit: the connection's same path again needs no compare.
   const source = path.key === undefined ? undefined : path;
@@ -60,12 +64,12 @@ export function setRefusalHeaders(res: ServerResponse, refusal: KeyRefusal): voi
  * `cors_origins`. An origin that may not read it gets no CORS header at all.
  */
 export function limitCorsToCaller(
-  req: IncomingMessage,
+  headers: IncomingHttpHeaders,
   res: ServerResponse,
   caller: KeyedCaller | undefined,
   serverCors: CorsPolicy | undefined,
 ): void {
-  const origin = req.headers.origin;
+  const origin = headers.origin;
   if (origin === undefined || !res.hasHeader('access-control-allow-origin')) return;
   const keyOrigins = caller?.key.config.origins ?? [];
   const allowed =

@@ -3,7 +3,7 @@
  * cache, then routing), answer (what with: core/routing/route-answer.ts), record. A single
  * request runs as callbacks end to end; a batch goes to proxy-batch.ts.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { RequestOutcome } from '../metrics.js';
 import { UpstreamStream } from '../node/upstream-stream.js';
 import { parseRequest, readIdJson, type RpcRequest } from '../protocol/rpc-request.js';
@@ -88,7 +88,14 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
  */
 function identify(exchange: Exchange, request: RpcRequest): boolean {
   const { req, res, ctx } = exchange;
-  const who = callerOf(req, ctx.keys, ctx.trustedProxies, exchange.path, ctx.chain);
+  const who = callerOf(
+    req,
+    exchange.headers,
+    ctx.keys,
+    ctx.trustedProxies,
+    exchange.path,
+    ctx.chain,
+  );
   if (isCallerRefusal(who)) {
     res.removeHeader('access-control-allow-origin');
     setRefusalHeaders(res, who);
@@ -104,7 +111,7 @@ function identify(exchange: Exchange, request: RpcRequest): boolean {
     return false;
   }
   exchange.caller = who;
-  limitCorsToCaller(req, res, who, ctx.cors);
+  limitCorsToCaller(exchange.headers, res, who, ctx.cors);
   return true;
 }
 
@@ -164,6 +171,8 @@ class Exchange extends BodyReader implements ExchangeState {
     readonly startedAt: number,
     /** What its path resolved to: the client key it carried (`/<key>`, `/solana/<key>`), if any. */
     readonly path: PathKey,
+    /** `req.headers`, as the server read them once. */
+    readonly headers: IncomingHttpHeaders,
   ) {
     super(ctx.maxBodyBytes);
   }
@@ -208,6 +217,7 @@ export function handleProxy(
   res: ServerResponse,
   ctx: ProxyHandlerContext,
   path: PathKey,
+  headers: IncomingHttpHeaders,
 ): void {
-  readBody(req, new Exchange(req, res, ctx, ctx.clock.now(), path));
+  readBody(req, new Exchange(req, res, ctx, ctx.clock.now(), path, headers), headers);
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
 /**
  * Collects one request body. Subclasses say what happens with it; the listeners reading it
@@ -50,8 +50,13 @@ function onEnd(this: Reading): void {
  * possible (from Content-Length before reading, else as the bytes arrive) so a hostile client
  * cannot make the server buffer more than the cap.
  */
-export function readBody(req: IncomingMessage, reader: BodyReader): void {
-  const declared = req.headers['content-length'];
+export function readBody(
+  req: IncomingMessage,
+  reader: BodyReader,
+  /** `req.headers`, when the caller has read them already. */
+  headers: IncomingHttpHeaders = req.headers,
+): void {
+  const declared = headers['content-length'];
   if (declared !== undefined && Number(declared) > reader.limit) {
     reader.settle(undefined);
     return;

@@ -149,7 +149,14 @@ export class UpgradeGate {
       );
     let caller: KeyedCaller | undefined;
     if (keys?.enabled === true) {
-      const who = callerOf(req, keys, this.#options.trustedProxies, hit, hit.target.name);
+      const who = callerOf(
+        req,
+        req.headers,
+        keys,
+        this.#options.trustedProxies,
+        hit,
+        hit.target.name,
+      );
       if (isCallerRefusal(who)) {
         const status = who.status;
         return this.#reject(
