@@ -83,11 +83,15 @@ describe('cascade serve --workers 2', { timeout: 180_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const statuses = await Promise.all(sent);
-    const { arrivals } = await upstream.report();
+    const { arrivals, stallMs } = await upstream.report();
     // (Requests over the limit wait for a token, then time out: a slow machine serves fewer,
     // never more.)
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
-    expect(busiestWindow(arrivals, 1000)).toBeLessThanOrEqual(200 + 200);
+    // The upstream stamps a request when its event loop gets to it: a stall of that loop (the
+    // machine starved) moves stamps by up to its length (+ the monitor's 10 ms resolution), so a
+    // 1 s window of stamps holds what arrived in up to 1 s + that stall (a few requests when quiet).
+    const stampSlack = Math.ceil((200 * (stallMs + 10)) / 1000);
+    expect(busiestWindow(arrivals, 1000)).toBeLessThanOrEqual(200 + 200 + stampSlack);
     // Across the whole run: the rate plus one burst at most.
     const span = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
     expect(arrivals.length).toBeLessThanOrEqual(200 * Math.ceil(span) + 200);

@@ -11,17 +11,29 @@ export function stopRecordingUpstreams(): void {
  * An upstream in a process of its own (so the load this test generates cannot bunch its
  * arrivals): it records when each request arrived (and at which path: several nodes can share
  * it, one path each) and answers after `delayMs`; `report()` asks it for the arrival times
- * (ms), their paths and its peak concurrency (all paths together).
+ * (ms), their paths and its peak concurrency (all paths together), and `stallMs`: the longest
+ * its own event loop was held up. A request that arrives during such a stall is stamped when
+ * the stall ends, so on a starved machine stamps can bunch by up to that much.
  */
+interface UpstreamReport {
+  arrivals: number[];
+  peak: number;
+  paths: string[];
+  stallMs: number;
+}
+
 export async function recordingUpstream(delayMs = 0): Promise<{
   url: string;
-  report(): Promise<{ arrivals: number[]; peak: number; paths: string[] }>;
+  report(): Promise<UpstreamReport>;
 }> {
   const program = `
     const http = require('node:http');
+    const loop = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const arrivals = []; const paths = []; let inFlight = 0; let peak = 0;
     const server = http.createServer((req, res) => {
-      if (req.url === '/__report') { res.end(JSON.stringify({ arrivals, peak, paths })); return; }
+      if (req.url === '/__report') {
+        res.end(JSON.stringify({ arrivals, peak, paths, stallMs: loop.max / 1e6 })); return; }
       arrivals.push(performance.now()); paths.push(req.url); inFlight++; peak = Math.max(peak, inFlight);
       req.resume();
       req.on('end', () => setTimeout(() => { inFlight--;
@@ -40,11 +52,6 @@ export async function recordingUpstream(delayMs = 0): Promise<{
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
-    report: async () =>
-      (await (await fetch(`${url}/__report`)).json()) as {
-        arrivals: number[];
-        peak: number;
-        paths: string[];
-      },
+    report: async () => (await (await fetch(`${url}/__report`)).json()) as UpstreamReport,
   };
 }
