@@ -80,6 +80,37 @@ describe('HTTP surface', () => {
     expect(small.status).toBe(200);
   });
 
+  it('refuses a declared Content-Length over max_body_bytes before the body comes', async () => {
+    harness = await startHarness([{ name: 'n' }], { server: { maxBodyBytes: 1024 } });
+    const { port } = new URL(harness.url);
+    const statusOf = (length: number, sendBody: boolean) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify(rpc('getSlot', 1, ['z'.repeat(length - 60)]));
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/',
+            headers: { 'content-type': 'application/json', 'content-length': String(length) },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        // Only the headers: the answer must not wait for a body that never comes.
+        if (sendBody) req.end(body.padEnd(length, ' '));
+        else req.flushHeaders();
+      });
+    expect(await statusOf(1025, false)).toBe(413);
+    expect(await statusOf(10_000, false)).toBe(413);
+    expect(await statusOf(1024, true)).toBe(200);
+    expect(await statusOf(999, true)).toBe(200);
+    expect(harness.mocks.n!.stats().requests).toBe(2);
+  });
+
   it('keeps serving when a client hangs up in the middle of its body', async () => {
     harness = await startHarness([{ name: 'n' }]);
     const { port } = new URL(harness.url);

@@ -72,7 +72,9 @@ export class ResponseCache {
 
   /** The policy of `method`, or undefined (counted as a bypass) when it has none. */
   policyOf(method: string): MethodPolicy | undefined {
-    const policy = this.#policies.get(method);
+    // With caching and coalescing off nothing has a policy: no hash of the method name.
+    const policies = this.#policies;
+    const policy = policies.size === 0 ? undefined : policies.get(method);
     if (policy === undefined) this.#metrics.count(this.#other, CacheResult.bypass);
     return policy;
   }

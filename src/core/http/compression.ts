@@ -6,6 +6,7 @@
  * the client (streamed ones), so the event loop never compresses. cascade's own error
  * answers never come through here.
  */
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { createGzip, gzip, type ZlibOptions } from 'node:zlib';

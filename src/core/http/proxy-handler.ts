@@ -32,7 +32,7 @@ import {
   setRefusalHeaders,
 } from './key-caller.js';
 import { proxyBatch } from './proxy-batch.js';
-import { BodyReader, readBody } from './read-body.js';
+import { readBody, type BodyReader } from './read-body.js';
 import { sendRpcError } from './respond.js';
 
 export { forwardHeaders, type ProxyHandlerContext } from './exchange-record.js';
@@ -156,9 +156,13 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
 
 /**
  * One proxied request: reads its body, hears how routing ended, answers. One object per
- * request carries what the callbacks need, so none of them is a closure.
+ * request carries what the callbacks need, so none of them is a closure; it extends nothing
+ * (read-body.ts says why).
  */
-class Exchange extends BodyReader implements ExchangeState {
+class Exchange implements BodyReader, ExchangeState {
+  chunks: Buffer[] | undefined = [];
+  size = 0;
+  readonly limit: number;
   /** The parsed single request being routed. */
   rpc: RpcRequest | undefined = undefined;
   counted = false;
@@ -174,10 +178,10 @@ class Exchange extends BodyReader implements ExchangeState {
     /** `req.headers`, as the server read them once. */
     readonly headers: IncomingHttpHeaders,
   ) {
-    super(ctx.maxBodyBytes);
+    this.limit = ctx.maxBodyBytes;
   }
 
-  protected bodyRead(body: Buffer | undefined): void {
+  bodyRead(body: Buffer | undefined): void {
     if (body === undefined) return this.#tooLarge();
     try {
       proxyRequest(this, body);

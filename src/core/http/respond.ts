@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { errorBody } from '../protocol/error-body.js';
 
@@ -11,7 +12,9 @@ export function sendBytes(
   body: Buffer | string,
 ): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+  // The imported Buffer: the global one is a getter, read through a generic IC on every call.
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  res.writeHead(status, { 'content-type': contentType, 'content-length': length });
   res.end(body);
 }
 

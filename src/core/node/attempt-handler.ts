@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { DeadlineQueue } from './deadline-queue.js';
-import { Expiring } from './deadline-queue.js';
+import type { Expiring } from './deadline-queue.js';
 import { isResultFirst } from './result-first.js';
 import type { AttemptCallback, AttemptControl, AttemptResponse } from './attempt-response.js';
 import { rawHeader } from './upstream-headers.js';
@@ -44,9 +44,12 @@ function describe(err: Error): string {
  * handler and parsing every header into an object — about 1 µs per attempt we do not need.
  */
 export class AttemptHandler<T>
-  extends Expiring
-  implements Dispatcher.DispatchHandler, UpstreamControl, AttemptControl
+  implements Dispatcher.DispatchHandler, UpstreamControl, AttemptControl, Expiring
 {
+  deadline = 0;
+  prevDue: Expiring | undefined = undefined;
+  nextDue: Expiring | undefined = undefined;
+  queued = false;
   #abort: ((reason?: Error) => void) | undefined;
   #resume: (() => void) | undefined;
   #paused = false;
@@ -76,7 +79,6 @@ export class AttemptHandler<T>
     /** The sender's clock reading, when it has a fresh one (saves reading the clock again). */
     now?: number,
   ) {
-    super();
     transport.deadlines.add(this, timeoutMs, now);
   }
 

@@ -1,15 +1,18 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
-import { DeadlineQueue, Expiring } from './deadline-queue.js';
+import { DeadlineQueue, type Expiring } from './deadline-queue.js';
 
-class Item extends Expiring {
+class Item implements Expiring {
+  deadline = 0;
+  prevDue: Expiring | undefined = undefined;
+  nextDue: Expiring | undefined = undefined;
+  queued = false;
+
   constructor(
     readonly name: string,
     private readonly log: string[],
     private readonly onExpire?: () => void,
-  ) {
-    super();
-  }
+  ) {}
 
   expire(): void {
     this.log.push(this.name);

@@ -8,16 +8,20 @@
  */
 import type { Clock, ClockTimer } from '../clock.js';
 
-/** An item with a deadline; the list links live on the item itself (no node allocation). */
-export abstract class Expiring {
+/**
+ * An item with a deadline; the list links live on the item itself (no node allocation). An
+ * interface, not a base class: an attempt's handler is one, and Node 20's V8 does not inline a
+ * derived class's `super()` call. Start the fields at 0, undefined, undefined, false.
+ */
+export interface Expiring {
   /** When the item expires, on the queue's clock (ms). */
-  deadline = 0;
-  prevDue: Expiring | undefined = undefined;
-  nextDue: Expiring | undefined = undefined;
-  queued = false;
+  deadline: number;
+  prevDue: Expiring | undefined;
+  nextDue: Expiring | undefined;
+  queued: boolean;
 
   /** Called once when the deadline passes while the item is still queued. */
-  abstract expire(): void;
+  expire(): void;
 }
 
 export class DeadlineQueue {

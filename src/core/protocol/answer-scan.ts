@@ -48,9 +48,17 @@ const scanner = new WebAssembly.Instance(compileOptimized(Buffer.from(ANSWER_SCA
 const text = new Uint8Array(scanner.memory.buffer, 0, WASM_TEXT_BYTES);
 const { shape, contextSlot } = scanner;
 
+/**
+ * The bytes now in the text area. A Solana answer is shape-checked and then has its slot read
+ * (classify, then read-heads) from one copy: an answer's bytes are never written to after they
+ * arrive, so the same Buffer object holds the same bytes. The shape scan always copies.
+ */
+let loaded: Uint8Array | undefined;
+
 /** jsonShape's verdict for `bytes` (at most WASM_TEXT_BYTES of them); see JsonShape. */
 export function scanShape(bytes: Uint8Array): number {
   text.set(bytes);
+  loaded = bytes;
   return shape(bytes.length);
 }
 
@@ -60,6 +68,9 @@ export function scanShape(bytes: Uint8Array): number {
  * -1 when there is none.
  */
 export function scanContextSlot(bytes: Uint8Array): number {
-  text.set(bytes);
+  if (bytes !== loaded) {
+    text.set(bytes);
+    loaded = bytes;
+  }
   return contextSlot(bytes.length);
 }

@@ -73,6 +73,19 @@ describe('MethodRegistry', () => {
     expect(registry.standardNames()).toHaveLength(STANDARD_METHODS.length);
   });
 
+  it('answers a name looked up again the same, also once it was interned in between', () => {
+    const registry = new MethodRegistry();
+    // A fresh string each time, as a request's method is.
+    const name = (): string => ['acme', 'getFoo'].join('_');
+    expect(registry.idOf(name())).toBe(UNKNOWN_METHOD_ID);
+    expect(registry.idOf(name())).toBe(UNKNOWN_METHOD_ID);
+    const id = registry.intern('acme_getFoo');
+    expect(registry.idOf(name())).toBe(id);
+    expect(registry.idOf('getBalance')).toBe(registry.intern('getBalance'));
+    expect(registry.idOf(name())).toBe(id);
+    expect(registry.idOf('')).toBe(UNKNOWN_METHOD_ID);
+  });
+
   it('keeps registries independent', () => {
     const a = new MethodRegistry();
     const b = new MethodRegistry();

@@ -11,6 +11,9 @@ export const UNKNOWN_METHOD_ID = -1;
 export class MethodRegistry {
   readonly #ids = new Map<string, number>();
   readonly #names: string[] = [];
+  /** idOf's last lookup (forgotten when a name is interned). */
+  #lastName: string | undefined = undefined;
+  #lastId = UNKNOWN_METHOD_ID;
   /** How many ids belong to standard (`[routing]`-eligible) methods. */
   readonly standardCount: number;
 
@@ -26,7 +29,14 @@ export class MethodRegistry {
 
   /** The id of `name`, or UNKNOWN_METHOD_ID. Exact, case-sensitive match. */
   idOf(name: string): number {
-    return this.#ids.get(name) ?? UNKNOWN_METHOD_ID;
+    // A request's method is a fresh string whose hash the map would compute (~350
+    // instructions); the last name looked up, compared by content, skips that for a run of
+    // the same method.
+    if (name === this.#lastName) return this.#lastId;
+    const id = this.#ids.get(name) ?? UNKNOWN_METHOD_ID;
+    this.#lastName = name;
+    this.#lastId = id;
+    return id;
   }
 
   /** True when `name` is one of the standard methods `[routing]` accepts. */
@@ -40,6 +50,7 @@ export class MethodRegistry {
     const known = this.#ids.get(name);
     if (known !== undefined) return known;
     const id = this.#names.length;
+    this.#lastName = undefined;
     this.#ids.set(name, id);
     this.#names.push(name);
     return id;

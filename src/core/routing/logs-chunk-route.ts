@@ -13,7 +13,7 @@ import type { RpcRequest } from '../protocol/rpc-request.js';
 import { AdmissionRound } from './admission.js';
 import { COST_POLICY } from './policy-table.js';
 import { RequestRoute, startRoute } from './request-route.js';
-import type { RouteCallback, RouteContext, RouteResult } from './route-context.js';
+import type { RouteCallback, RouteContext } from './route-context.js';
 import type { RoutingTable } from './routing-table.js';
 
 /** Where a chunk may go. */
@@ -32,6 +32,7 @@ export function takesSpan(node: UpstreamNode, span: number): boolean {
   return limit === undefined || limit >= span;
 }
 
+/** A chunk's route (a rare path: its `super()` call costs a generic construct). */
 class ChunkRoute<T> extends RequestRoute {
   constructor(
     request: RpcRequest,
@@ -39,17 +40,22 @@ class ChunkRoute<T> extends RequestRoute {
     ctx: RouteContext,
     now: number,
     readonly target: ChunkTarget,
-    readonly onRouted: RouteCallback<T>,
-    readonly token: T,
+    onRouted: RouteCallback<T>,
+    token: T,
     allowStream: boolean,
   ) {
     const policy = ctx.policies?.().of(request.methodId) ?? COST_POLICY;
-    super(request, headers, ctx, now, policy, allowStream);
+    super(
+      request,
+      headers,
+      ctx,
+      now,
+      policy,
+      allowStream,
+      onRouted as RouteCallback<unknown>,
+      token,
+    );
     this.newRound(now);
-  }
-
-  finish(result: RouteResult): void {
-    this.onRouted(result, this.token);
   }
 
   /** A round over the table now in force: the planned node first, the unfit ones tried. */

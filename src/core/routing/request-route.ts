@@ -8,11 +8,14 @@
  *
  * The common request allocates this object, one admission round and one attempt: the request
  * is its own admission candidate and group, its attempts' subject and first owner, the set of
- * nodes it tried (TriedNodes' slot) and, when answered, its own RouteResult.
+ * nodes it tried (tried-nodes.ts' slots, kept in its own fields) and, when answered, its own
+ * RouteResult. It extends nothing: Node 20's V8 does not inline a derived class's `super()`
+ * call, and each one cost a generic construct (~250 instructions) on every request.
  */
 import { LOGS_FILTER, Reads, methodHeads } from '../chain/method-heads.js';
 import { readAnswer } from '../chain/read-heads.js';
 import type { ForwardHeaders } from '../node/attempt-response.js';
+import type { UpstreamNode } from '../node/upstream-node.js';
 import type { UpstreamStream } from '../node/upstream-stream.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
 import { AdmissionRound, admit, type Candidate } from './admission.js';
@@ -35,16 +38,30 @@ import {
   type Played,
   type RoundStrategy,
 } from './round-driver.js';
-import type { RouteContext, RouteResult } from './route-context.js';
-import { TriedNodes } from './tried-nodes.js';
+import type { RouteCallback, RouteContext, RouteResult } from './route-context.js';
+import {
+  triedIncludes,
+  triedPush,
+  triedRemove,
+  type NodeSet,
+  type TriedSlots,
+} from './tried-nodes.js';
 
 const NO_BODY = Buffer.alloc(0);
 
 /** Request-lifetime routing state; `finish` tells whoever asked how it ended. */
-export abstract class RequestRoute
-  extends TriedNodes
-  implements Candidate, DrivenRoute, AttemptSubject, AttemptOwner, Hearing<Attempt>
+export class RequestRoute
+  implements
+    Candidate,
+    DrivenRoute,
+    AttemptSubject,
+    AttemptOwner,
+    Hearing<Attempt>,
+    NodeSet,
+    TriedSlots
 {
+  firstTried: UpstreamNode | undefined = undefined;
+  moreTried: UpstreamNode[] | undefined = undefined;
   readonly methodId: number;
   readonly deadline: number;
   failOpen = false;
@@ -75,16 +92,35 @@ export abstract class RequestRoute
     readonly policy: RoutePolicy,
     /** A large answer may come back as a stream (not inside a batch). */
     readonly allowStream: boolean,
+    /**
+     * Hears how the request ended, with `token`, exactly once. The two come as a pair typed
+     * together by the caller (route.ts), so `unknown` here loses nothing.
+     */
+    readonly onRouted: RouteCallback<unknown>,
+    readonly token: unknown,
   ) {
-    super();
     this.methodId = request.methodId;
     this.headAsk = request.headAsk;
     this.deadline = now + ctx.budgetMs;
     this.round = new AdmissionRound(ctx.table(), now, false, policy.byLatency);
   }
 
-  /** Hears how the request ended, exactly once. */
-  abstract finish(result: RouteResult): void;
+  /** Tells the caller how the request ended (exactly once). */
+  finish(result: RouteResult): void {
+    this.onRouted(result, this.token);
+  }
+
+  includes(node: UpstreamNode): boolean {
+    return triedIncludes(this, node);
+  }
+
+  push(node: UpstreamNode): void {
+    triedPush(this, node);
+  }
+
+  remove(node: UpstreamNode): void {
+    triedRemove(this, node);
+  }
 
   /** A group of one candidate (a getter: one field less per request). */
   get size(): number {
@@ -92,7 +128,7 @@ export abstract class RequestRoute
   }
 
   /** The request is its own (only) candidate, and remembers the nodes it tried itself. */
-  get tried(): TriedNodes {
+  get tried(): NodeSet {
     return this;
   }
 

@@ -6,30 +6,10 @@
  */
 import type { ForwardHeaders } from '../node/attempt-response.js';
 import type { RpcRequest } from '../protocol/rpc-request.js';
-import { COST_POLICY, type RoutePolicy } from './policy-table.js';
+import { COST_POLICY } from './policy-table.js';
 import { routeWithPolicy } from './policy-route.js';
 import { RequestRoute, startRoute } from './request-route.js';
-import type { RouteCallback, RouteContext, RouteResult } from './route-context.js';
-
-/** A request routed for a caller, who hears the result with its token. */
-class RoutedRequest<T> extends RequestRoute {
-  constructor(
-    request: RpcRequest,
-    headers: ForwardHeaders,
-    ctx: RouteContext,
-    now: number,
-    policy: RoutePolicy,
-    allowStream: boolean,
-    readonly onRouted: RouteCallback<T>,
-    readonly token: T,
-  ) {
-    super(request, headers, ctx, now, policy, allowStream);
-  }
-
-  finish(result: RouteResult): void {
-    this.onRouted(result, this.token);
-  }
-}
+import type { RouteCallback, RouteContext } from './route-context.js';
 
 /**
  * Routes one parsed request; `onRouted(result, token)` hears how it ended, exactly once.
@@ -46,7 +26,8 @@ export function route<T>(
 ): void {
   const now = ctx.clock.now();
   const policy = ctx.policies === undefined ? COST_POLICY : ctx.policies().of(request.methodId);
-  const state = new RoutedRequest(request, headers, ctx, now, policy, allowStream, onRouted, token);
+  const finish = onRouted as RouteCallback<unknown>;
+  const state = new RequestRoute(request, headers, ctx, now, policy, allowStream, finish, token);
   if (policy.special) {
     routeWithPolicy(state);
     return;
