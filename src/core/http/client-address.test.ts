@@ -38,6 +38,27 @@ describe('clientAddress', () => {
     expect(clientAddress(request('::ffff:203.0.113.5'), undefined)).toBe('203.0.113.5');
   });
 
+  it("reads a connection's peer once, and a closed one's again", () => {
+    let reads = 0;
+    let address: string | undefined = undefined;
+    const socket = {
+      get remoteAddress() {
+        reads++;
+        return address;
+      },
+    };
+    const req = { socket, headers: {} } as unknown as IncomingMessage;
+    expect(clientAddress(req, undefined)).toBe('unknown');
+    expect(clientAddress(req, undefined)).toBe('unknown');
+    expect(reads).toBe(2);
+    address = '::ffff:198.51.100.7';
+    expect(clientAddress(req, undefined)).toBe('198.51.100.7');
+    expect(clientAddress(req, TRUSTED)).toBe('198.51.100.7');
+    expect(reads).toBe(3);
+    // Another connection from elsewhere is its own.
+    expect(clientAddress(request('203.0.113.9'), undefined)).toBe('203.0.113.9');
+  });
+
   it('builds no list when there are no trusted proxies', () => {
     expect(trustedProxyList([])).toBeUndefined();
   });

@@ -6,7 +6,7 @@
  * believed only when the peer itself is trusted; otherwise the peer is the client.
  */
 import type { IncomingMessage } from 'node:http';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type Socket } from 'node:net';
 import { parseProxyRange } from '../config/proxy-ranges.js';
 
 /** The `[server] trusted_proxies` ranges as a BlockList; undefined when there are none. */
@@ -43,14 +43,32 @@ function isTrusted(list: BlockList, address: string): boolean {
 }
 
 /**
+ * Each connection's peer address (unmapped), read once: a keep-alive connection's peer never
+ * changes, and Socket#remoteAddress goes through three megamorphic loads of the socket's
+ * handle on every read (~500 instructions; a WeakMap lookup is ~70).
+ */
+const peers = new WeakMap<Socket, string>();
+
+function peerOf(socket: Socket): string | undefined {
+  const known = peers.get(socket);
+  if (known !== undefined) return known;
+  const address = socket.remoteAddress;
+  // A socket already closed has none: not remembered, asked again next time.
+  if (address === undefined) return undefined;
+  const peer = unmapped(address);
+  peers.set(socket, peer);
+  return peer;
+}
+
+/**
  * The client's address: the peer's, or — when the peer is a trusted proxy — the right-most
  * `X-Forwarded-For` hop that is not a trusted proxy (the left-most hop when all are). A hop
  * that is not an address ends the walk at the last address that was checked.
  */
 export function clientAddress(req: IncomingMessage, trusted: BlockList | undefined): string {
-  const peer = req.socket.remoteAddress;
+  const peer = peerOf(req.socket);
   if (peer === undefined) return 'unknown';
-  let client = unmapped(peer);
+  let client = peer;
   if (trusted === undefined || !isTrusted(trusted, client)) return client;
   const header = req.headers['x-forwarded-for'];
   if (typeof header !== 'string') return client;
