@@ -3,9 +3,9 @@
  * as a stream), enforces the attempt's deadline through the shared deadline queue, resends once
  * on a fresh connection when a reused one turns out closed, and settles exactly once.
  */
+import { Buffer } from 'node:buffer';
 import type { Dispatcher } from 'undici';
-import type { DeadlineQueue } from './deadline-queue.js';
-import type { Expiring } from './deadline-queue.js';
+import type { DeadlineQueue, Expiring } from './deadline-queue.js';
 import { isResultFirst } from './result-first.js';
 import type { AttemptCallback, AttemptControl, AttemptResponse } from './attempt-response.js';
 import { rawHeader } from './upstream-headers.js';
