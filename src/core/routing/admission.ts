@@ -43,13 +43,13 @@ import {
 } from './eligibility.js';
 import { lagSkips } from './lag-gate.js';
 import type { RoutingTable } from './routing-table.js';
-import type { NodeSet } from './tried-nodes.js';
+import type { TriedNodes } from './tried-nodes.js';
 
 /** One thing to send: a single request, or one element of a batch. */
 export interface Candidate {
   readonly methodId: number;
   /** Nodes this candidate went to, or that cannot serve it; never offered to it again. */
-  readonly tried: NodeSet;
+  readonly tried: TriedNodes;
   /** The request's bytes, when at hand: its commitment and minContextSlot judge lag. */
   readonly requestBody?: Buffer;
   /** What those bytes ask of heads, once read (chain/read-heads.ts keeps it here). */

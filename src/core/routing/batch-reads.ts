@@ -27,11 +27,11 @@ import { sampleTarget } from './lag-gate.js';
 import { IDLE, NEXT, type DrivenRoute, type Played, type RoundStrategy } from './round-driver.js';
 import { strategyIndexOf } from './policy-table.js';
 import type { RouteContext } from './route-context.js';
-import type { NodeSet } from './tried-nodes.js';
+import type { TriedNodes } from './tried-nodes.js';
 
 /** One element's routing state. */
 export interface Pending extends ElementProgress, Candidate, Hearing<string> {
-  readonly tried: NodeSet;
+  readonly tried: TriedNodes;
   /** Its policy walks fastest-first (`latency`) rather than the ranked table. */
   latency: boolean;
   /** Taken by an attempt of the current round. */

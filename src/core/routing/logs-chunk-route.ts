@@ -64,8 +64,8 @@ class ChunkRoute<T> extends RequestRoute {
     const order = this.policy.byLatency ? table.byLatency : table.ranked;
     const { preferred, span, excluded } = this.target;
     for (const node of table.all) {
-      if (!this.includes(node) && (excluded.includes(node) || !takesSpan(node, span))) {
-        this.push(node);
+      if (!this.tried.includes(node) && (excluded.includes(node) || !takesSpan(node, span))) {
+        this.tried.push(node);
       }
     }
     const first = table.all.includes(preferred) ? [preferred] : [];
