@@ -22,6 +22,19 @@ describe('per-client limits', () => {
     await open();
   });
 
+  it('counts the client a trusted proxy names, not the proxy, against the per-IP limit', async () => {
+    await ws.start([{ name: 'a' }], {
+      server: { wsMaxConnectionsPerIp: 1, trustedProxies: ['127.0.0.1'] },
+    });
+    const from = (client: string): Promise<WsTestClient> =>
+      WsTestClient.open(ws.harness.wsUrl, { headers: { 'x-forwarded-for': client } });
+    await from('203.0.113.1');
+    // Another client behind the same balancer has its own allowance.
+    await from('203.0.113.2');
+    await expect(from('203.0.113.1')).rejects.toThrow('HTTP 429');
+    expect(ws.harness.cascade.ws.entries().ips).toBe(2);
+  });
+
   it('answers a subscribe over the per-connection limit with an error, not a close', async () => {
     await ws.start([{ name: 'a' }], {
       server: { wsMaxSubscriptionsPerConnection: 100 },

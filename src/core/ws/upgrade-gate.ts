@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { BlockList } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { clientAddress } from '../http/client-address.js';
 import { CorsPolicy } from '../http/cors.js';
 import { callerOf, isCallerRefusal } from '../http/key-caller.js';
 import type { ServedChain, ServedChains } from '../http/served-chains.js';
@@ -188,7 +189,9 @@ export class UpgradeGate {
         'Forbidden',
         `pages of ${req.headers.origin} may not connect: add the origin to server.cors_origins`,
       );
-    const ip = req.socket.remoteAddress ?? 'unknown';
+    // The client's address as every door reads it: behind a trusted balancer, the address its
+    // X-Forwarded-For names, not the balancer's (which would put every client under one limit).
+    const ip = caller?.ip ?? clientAddress(req, this.#options.trustedProxies);
     const most = this.#options.limits.connectionsPerIp;
     const held = this.#perIp.get(ip) ?? 0;
     if (held >= most) {
