@@ -2,6 +2,7 @@
  * Headers between cascade and a node: the ones every request carries (built once per node) and
  * the two read from every answer, straight from undici's raw list.
  */
+import { latin1Text } from '../protocol/latin1-text.js';
 
 /** True when `name` equals the lower-case ASCII `expected`, ignoring case. */
 function isHeader(name: Buffer, expected: Buffer): boolean {
@@ -20,7 +21,7 @@ function isHeader(name: Buffer, expected: Buffer): boolean {
 export function rawHeader(raw: readonly Buffer[] | undefined, name: Buffer): string | undefined {
   if (raw === undefined) return undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (isHeader(raw[i]!, name)) return raw[i + 1]!.toString('latin1');
+    if (isHeader(raw[i]!, name)) return latin1Text(raw[i + 1]!);
   }
   return undefined;
 }

@@ -6,8 +6,8 @@
  * answer into the scanner's memory is one memmove. Texts longer than WASM_TEXT_BYTES (only a
  * batch element, or an answer past the validation threshold) take the callers' other path.
  */
-import { setFlagsFromString } from 'node:v8';
 import { ANSWER_SCAN_WASM } from './answer-scan-wasm.js';
+import { instantiateOptimized } from './wasm-instance.js';
 
 /**
  * The scanner's text area: its memory's one page less the 256 bytes at the top where the
@@ -15,35 +15,13 @@ import { ANSWER_SCAN_WASM } from './answer-scan-wasm.js';
  */
 export const WASM_TEXT_BYTES = 65_536 - 256;
 
-// The global WebAssembly as far as this module uses it (lib "ES2023" declares none).
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { readonly exports: object };
-};
-
 interface Scanner {
   readonly memory: { readonly buffer: ArrayBuffer };
   shape(this: void, length: number): number;
   contextSlot(this: void, length: number): number;
 }
 
-/**
- * Compiled by V8's optimizing tier at once: its baseline tier (Liftoff) runs these scans at
- * half the speed, and tiering up on the way left them there for a while (~40% more
- * instructions per call after 500,000 calls, measured under callgrind). The flag is set back
- * right after, so nothing else compiles differently.
- */
-function compileOptimized(bytes: Uint8Array): object {
-  setFlagsFromString('--no-liftoff');
-  try {
-    return new WebAssembly.Module(bytes);
-  } finally {
-    setFlagsFromString('--liftoff');
-  }
-}
-
-const scanner = new WebAssembly.Instance(compileOptimized(Buffer.from(ANSWER_SCAN_WASM, 'base64')))
-  .exports as Scanner;
+const scanner = instantiateOptimized(ANSWER_SCAN_WASM) as Scanner;
 /** The memory never grows, so this view stays valid. */
 const text = new Uint8Array(scanner.memory.buffer, 0, WASM_TEXT_BYTES);
 const { shape, contextSlot } = scanner;

@@ -12,3 +12,8 @@ interface Latin1Slicing {
 export function latin1Text(bytes: Buffer): string {
   return (bytes as unknown as Latin1Slicing).latin1Slice(0, bytes.length);
 }
+
+/** `bytes[start, end)` as latin1 text. */
+export function latin1Span(bytes: Buffer, start: number, end: number): string {
+  return (bytes as unknown as Latin1Slicing).latin1Slice(start, end);
+}

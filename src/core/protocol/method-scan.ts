@@ -1,5 +1,8 @@
 /**
- * The request path's cheap look at a JSON-RPC body: find the method name without parsing.
+ * A cheap look at a JSON-RPC body: find the method name without parsing. The request path
+ * asks request-scan.ts (WebAssembly) first; this scan reads what that one does, and serves the
+ * bodies it leaves (non-ASCII bytes, over 4 KiB) and the property tests that hold the two
+ * together.
  *
  * Accepts exactly one shape: optional whitespace, `{`, optional whitespace, `"method"` as the
  * first key, `:`, and a plain string value (no backslash escapes, ASCII only, bounded length),

@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { arrayElementSpans, memberValueSpan, trimmedSpan, type Span } from './json-spans.js';
 import { scanMethod, scanned as methodScan } from './method-scan.js';
 import type { MethodRegistry } from './method-registry.js';
+import { REQUEST_SCAN_BYTES, requestScan, scanRequest } from './request-scan.js';
 
 /** One element of a JSON-RPC batch, as routing and pricing see it. */
 export interface BatchElement {
@@ -129,6 +130,13 @@ function toElement(
  * Never throws; bad bodies come back as a problem with the id to echo (`null` if unreadable).
  */
 export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResult {
+  // A small all-ASCII body (valid UTF-8 by that) with a leading plain method: one wasm call.
+  if (body.length <= REQUEST_SCAN_BYTES && scanRequest(body)) {
+    const method = requestScan.method;
+    const methodId = registry.idOf(method);
+    const headAsk = requestScan.headAsk;
+    return { ok: true, request: { body, method, methodId, batch: undefined, headAsk } };
+  }
   // JSON text is UTF-8 (RFC 8259 §8.1): anything else is refused before a node sees it.
   if (!isUtf8(body)) return { ok: false, problem: 'parse_error', idJson: 'null' };
   const scanned = scanMethod(body);
