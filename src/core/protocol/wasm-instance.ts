@@ -15,11 +15,15 @@ declare const WebAssembly: {
 
 /** The exports of the module `base64` holds, compiled optimized; no imports. */
 export function instantiateOptimized(base64: string): object {
+  // Eagerly: a lazily compiled function is compiled at its first call, by then with Liftoff
+  // back on, and tiered up later by a background task (which a busy process may starve).
   setFlagsFromString('--no-liftoff');
+  setFlagsFromString('--no-wasm-lazy-compilation');
   let module: object;
   try {
     module = new WebAssembly.Module(Buffer.from(base64, 'base64'));
   } finally {
+    setFlagsFromString('--wasm-lazy-compilation');
     setFlagsFromString('--liftoff');
   }
   return new WebAssembly.Instance(module).exports;
