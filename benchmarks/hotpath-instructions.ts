@@ -7,7 +7,7 @@
  * give the same count to within a fraction of a percent, so a change of 1% is visible.
  *
  *     npm run bench:hotpath-instr -- --other ../before|reference [--config benchmarks/user-view.toml]
- *        [--requests 20000] [--warm-up 30000] [--connections 50] [--runs 2] [--keep DIR]
+ *        [--requests 20000] [--warm-up 30000] [--settle 10000] [--connections 50] [--runs 2] [--keep DIR]
  *        [--node-flag=--trace-deopt ...] [--this DIR] [--keyed]
  *
  * Each cascade reads its own checkout's hotpath.toml (or the one `--config` file), as in
@@ -50,8 +50,16 @@ import {
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HEADERS = { 'content-type': 'application/json' };
-/** Requests sent instrumented but not counted, while valgrind re-translates the code. */
-const SETTLE_REQUESTS = 2000;
+/**
+ * Requests sent instrumented but not counted (default): valgrind re-translates all code when
+ * instrumentation goes on, and the process stands still for seconds meanwhile, so timers come
+ * due at once (an idle upstream connection's keep-alive, a rate bucket's refill, a penalty's
+ * expiry) and take paths the warm-up never took: V8 deoptimizes the functions on them and
+ * compiles them again, which must be over before the count starts (2,000 were not: runs of one
+ * build then differed by up to 3k instructions a request, with 3k–23k compiler instructions a
+ * request in the counted window).
+ */
+const SETTLE_REQUESTS = 10_000;
 
 /**
  * Under callgrind cascade runs some 50× slower: budgets of minutes (both checkouts accept them)
@@ -116,6 +124,8 @@ interface Options {
   readonly config: string | undefined;
   readonly requests: number;
   readonly warmUp: number;
+  /** Requests sent instrumented, not counted, before the count. */
+  readonly settle: number;
   readonly connections: number;
   readonly runs: number;
   readonly keep: string | undefined;
@@ -131,6 +141,7 @@ function options(): Options {
       this: { type: 'string' },
       config: { type: 'string' },
       requests: { type: 'string', default: '20000' },
+      settle: { type: 'string', default: String(SETTLE_REQUESTS) },
       'warm-up': { type: 'string', default: '30000' },
       connections: { type: 'string', default: '50' },
       runs: { type: 'string', default: '2' },
@@ -146,6 +157,7 @@ function options(): Options {
     config: values.config === undefined ? undefined : path.resolve(values.config),
     requests: Number(values.requests),
     warmUp: Number(values['warm-up']),
+    settle: Number(values.settle),
     connections: Number(values.connections),
     runs: Number(values.runs),
     keep: values.keep === undefined ? undefined : path.resolve(values.keep),
@@ -204,7 +216,7 @@ async function countOnce(
     const client = pool;
     await sendFixed(client, o.warmUp, o.connections, requestPath);
     const { loaded, idle } = await target.measure(
-      () => sendFixed(client, SETTLE_REQUESTS, o.connections, requestPath),
+      () => sendFixed(client, o.settle, o.connections, requestPath),
       () => sendFixed(client, o.requests, o.connections, requestPath),
     );
     const per = (value: number): number => value / o.requests;
@@ -282,7 +294,7 @@ function report(o: Options, mine: readonly Reading[], theirs: readonly Reading[]
   const otherPath = median(theirs.map(pathOf));
   const runs = (v: readonly Reading[]): string => v.map((r) => round(pathOf(r))).join(', ');
   return [
-    `callgrind, ${o.requests} requests after ${o.warmUp} warm-up, ${o.connections} connections, config ${o.config ?? "each checkout's hotpath.toml"}${o.keyed ? ', keyed (require_key, the key in the path)' : ''}`,
+    `callgrind, ${o.requests} requests after ${o.warmUp} warm-up and ${o.settle} settling, ${o.connections} connections, config ${o.config ?? "each checkout's hotpath.toml"}${o.keyed ? ', keyed (require_key, the key in the path)' : ''}`,
     `this  (${o.this}): request path ${round(thisPath)} instructions/request (runs: ${runs(mine)})`,
     `other (${o.other}): request path ${round(otherPath)} instructions/request (runs: ${runs(theirs)})`,
     `this / other: ${(thisPath / otherPath).toFixed(3)}x (medians of the request path)`,
