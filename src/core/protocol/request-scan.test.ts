@@ -9,14 +9,18 @@ import {
   serialiseJson,
 } from '../../../test/support/json-rpc-arbitraries.js';
 import { scanMethod, scanned } from './method-scan.js';
-import { packAsk } from './request-ask.js';
+import { packAsk, solanaAskOf } from './request-ask.js';
 import { REQUEST_SCAN_BYTES, requestScan, scanRequest } from './request-scan.js';
 
-/** What the JavaScript path reads of `body`: isUtf8, then scanMethod and its head ask. */
+/**
+ * What the JavaScript path reads of `body`: isUtf8, then scanMethod and its head ask — or, when
+ * the scan left the ask for later (a long rest), what read-heads.ts then reads (solanaAskOf).
+ */
 function reference(body: Buffer): { method: string; headAsk: number | undefined } | undefined {
   if (!isUtf8(body)) return undefined;
   const method = scanMethod(body);
-  return method === undefined ? undefined : { method, headAsk: scanned.headAsk };
+  if (method === undefined) return undefined;
+  return { method, headAsk: scanned.headAsk ?? solanaAskOf(body) };
 }
 
 /** What the WebAssembly scan reads of `body`, in the same form. */
@@ -44,7 +48,7 @@ function expectAgreement(body: Buffer): void {
 const scanText = (text: string) => scannedHere(Buffer.from(text, 'latin1'));
 
 describe('scanRequest', () => {
-  it.each<[string, string, string, number | undefined]>([
+  it.each<[string, string, string, number]>([
     ['a plain request', '{"method":"getBalance"}', 'getBalance', packAsk(2, -1)],
     [
       'web3.js getBalance',
@@ -69,10 +73,10 @@ describe('scanRequest', () => {
     ['an empty name', '{"method":""}', '', packAsk(2, -1)],
     ['a name of 128 bytes', `{"method":"${'m'.repeat(128)}"}`, 'm'.repeat(128), packAsk(2, -1)],
     [
-      'a rest too long to read the ask from',
-      `{"method":"getSlot","params":["${'a'.repeat(200)}",{"commitment":"confirmed"}]}`,
+      'the ask far after the name',
+      `{"method":"getSlot","params":["${'a'.repeat(200)}",{"commitment":"confirmed","minContextSlot":9}]}`,
       'getSlot',
-      undefined,
+      packAsk(1, 9),
     ],
   ])('reads %s', (_case, body, method, headAsk) => {
     expect(scanText(body)).toEqual({ method, headAsk });

@@ -8,7 +8,7 @@
  * client, a benchmark mostly repeats a few methods).
  *
  * It reads exactly what method-scan.ts scanMethod (with request-ask.ts) reads, for bodies that
- * are all ASCII; anything else (a non-ASCII byte anywhere, a body over REQUEST_SCAN_BYTES) is
+ * are all ASCII (the head ask as solanaAskOf reads it, see scanRequest); anything else (a non-ASCII byte anywhere, a body over REQUEST_SCAN_BYTES) is
  * left to that path, which stays the reference: the property test holds the two together.
  */
 import { numberAfterName } from './head-scan.js';
@@ -41,7 +41,6 @@ const CONFIRMED = 0x100000;
 const PROCESSED = 0x200000;
 const MIN_CONTEXT_SLOT = 0x400000;
 const SAME_NAME = 0x800000;
-const LONG_REST = 0x1000000;
 /** `"minContextSlot"`'s length: where its `:` may follow. */
 const MIN_CONTEXT_SLOT_LENGTH = '"minContextSlot"'.length;
 
@@ -60,8 +59,13 @@ export const requestScan: { method: string; headAsk: number | undefined } = {
 /**
  * Whether `body` (at most REQUEST_SCAN_BYTES) is a request the scan is sure of: all ASCII, a
  * leading `"method"` with a plain name, no second method key or `\u` escape after it. Then
- * `requestScan` holds its method and its head ask (request-ask.ts, packed; undefined when more
- * than 160 bytes follow the name, as scanMethod leaves it). Else the caller parses.
+ * `requestScan` holds its method and its head ask (request-ask.ts, packed). Else the caller
+ * parses.
+ *
+ * The ask is read from the whole body whatever its size: the walk covers it anyway. (The
+ * JavaScript scan leaves it undefined when more than 160 bytes follow the name, and read-heads.ts
+ * then reads it with solanaAskOf, a second walk; a token the ask looks for cannot stand before
+ * the name, so the two agree.)
  */
 export function scanRequest(body: Buffer): boolean {
   bodyArea.set(body);
@@ -73,10 +77,6 @@ export function scanRequest(body: Buffer): boolean {
     lastName = latin1Span(body, close - ((found >> LENGTH_SHIFT) & LENGTH_MASK), close);
   }
   requestScan.method = lastName;
-  if ((found & LONG_REST) !== 0) {
-    requestScan.headAsk = undefined;
-    return true;
-  }
   const commitment = (found & CONFIRMED) !== 0 ? 1 : (found & PROCESSED) !== 0 ? 0 : 2;
   const min =
     (found & MIN_CONTEXT_SLOT) === 0

@@ -71,8 +71,7 @@
   ;; The body at [0, $n): -1 when the scan is unsure (the caller parses), else, packed:
   ;; bits 0–11 the index of the name's closing quote, 12–19 the name's length, then flags —
   ;; 20 `"confirmed"` seen, 21 `"processed"` seen, 22 a `"minContextSlot"` token (its offset
-  ;; at 4352), 23 the name is the last scan's, 24 more than 160 bytes follow the name (the
-  ;; JavaScript scan reads no head ask there).
+  ;; at 4352), 23 the name is the last scan's.
   (func (export "scan") (param $n i32) (result i32)
     (local $i i32) (local $open i32) (local $close i32) (local $limit i32) (local $c i32)
     (local $p i32) (local $v v128) (local $high i32) (local $stops i32) (local $k i32)
@@ -203,8 +202,6 @@
           (i32.add (local.get $open) (i32.const 1))
           (i32.sub (i32.sub (local.get $close) (local.get $open)) (i32.const 1)))
       (then (local.set $flags (i32.or (local.get $flags) (i32.const 0x800000)))))
-    (if (i32.gt_s (i32.sub (i32.sub (local.get $n) (local.get $close)) (i32.const 1)) (i32.const 160))
-      (then (local.set $flags (i32.or (local.get $flags) (i32.const 0x1000000)))))
     (i32.or
       (local.get $flags)
       (i32.or
