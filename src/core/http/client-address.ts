@@ -61,6 +61,18 @@ function peerOf(socket: Socket): string | undefined {
 }
 
 /**
+ * Reads `socket`'s peer address as it connects (the server's `connection` event), before its
+ * first request is read. Why then: `remoteAddress` caches the address on the socket as a new
+ * property, and a socket that gains one after its reads began shows node's own per-read and
+ * per-write code (net.js `_unrefTimer`) a fifth socket shape; that load goes megamorphic, some
+ * 600 instructions a keyed request. Read here, every server socket has the property before
+ * that code first sees it.
+ */
+export function rememberPeer(socket: Socket): void {
+  peerOf(socket);
+}
+
+/**
  * The client's address: the peer's, or — when the peer is a trusted proxy — the right-most
  * `X-Forwarded-For` hop that is not a trusted proxy (the left-most hop when all are). A hop
  * that is not an address ends the walk at the last address that was checked.

@@ -14,6 +14,7 @@ import { drainServer } from './drain.js';
 import { withChainsAndAccounts } from './chain-health.js';
 import { healthReport, type HealthReport } from './health.js';
 import { HealthTicker } from './health-ticker.js';
+import { rememberPeer } from './client-address.js';
 import { listen } from './listen.js';
 import { listenerOptions } from './listener-options.js';
 import { MetricsListener, serveHealth, serveMetrics, setMetricSources } from './monitoring.js';
@@ -95,6 +96,7 @@ export class ProxyServer {
     this.#server = createServer(listenerOptions(server.keepAliveTimeoutMs), (req, res) =>
       this.#onRequest(req, res),
     );
+    this.#server.on('connection', rememberPeer);
   }
 
   /** Starts listening; rejects with a StartupError when the port cannot be bound. */
