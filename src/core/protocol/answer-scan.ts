@@ -19,12 +19,13 @@ interface Scanner {
   readonly memory: { readonly buffer: ArrayBuffer };
   shape(this: void, length: number): number;
   contextSlot(this: void, length: number): number;
+  methodName(this: void): number;
 }
 
 const scanner = instantiateOptimized(ANSWER_SCAN_WASM) as Scanner;
 /** The memory never grows, so this view stays valid. */
 const text = new Uint8Array(scanner.memory.buffer, 0, WASM_TEXT_BYTES);
-const { shape, contextSlot } = scanner;
+const { shape, contextSlot, methodName } = scanner;
 
 /**
  * The bytes now in the text area. A Solana answer is shape-checked and then has its slot read
@@ -51,4 +52,26 @@ export function scanContextSlot(bytes: Uint8Array): number {
     loaded = bytes;
   }
   return contextSlot(bytes.length);
+}
+
+/** shape's verdict for a JSON object (JsonShape.object). */
+const OBJECT = 1;
+/** Where methodMemberOf packs the opening quote's index (the closing one's is below). */
+const OPEN_SHIFT = 16;
+
+/**
+ * In `bytes` (a request body, at most WASM_TEXT_BYTES), the quotes of the method name, as
+ * JSON.parse would read it, when the validator is sure of it: the body is a JSON object with
+ * no top-level `error` member, exactly one top-level `method` member (its key written without
+ * escapes, none of which could spell another) and a string value without escapes. Packed: the
+ * opening quote's index times 65536 plus the closing one's; -1 when unsure (the caller parses).
+ */
+export function methodMemberOf(bytes: Uint8Array): number {
+  if (scanShape(bytes) !== OBJECT) return -1;
+  return methodName();
+}
+
+/** The opening quote's index in what methodMemberOf packed. */
+export function packedOpen(packed: number): number {
+  return packed >>> OPEN_SHIFT;
 }

@@ -15,6 +15,10 @@
   (global $errorName (mut i32) (i32.const 0))
   ;; The string $string last read held a backslash escape.
   (global $escaped (mut i32) (i32.const 0))
+  ;; Top-level members named exactly `method` (no escape) the last shape scan met, and where
+  ;; the last one's name ended (for a request body: rpc-request.ts reads its value).
+  (global $methods (mut i32) (i32.const 0))
+  (global $methodEnd (mut i32) (i32.const 0))
 
   ;; The first index at or after $i (below $n) that is not JSON whitespace.
   (func $space (param $i i32) (param $n i32) (result i32)
@@ -190,7 +194,14 @@
                 (i32.eq (i32.sub (local.get $end) (local.get $i)) (i32.const 7))
                 (i32.and (i32.eq (i32.load offset=1 (local.get $i)) (i32.const 0x6f727265))
                          (i32.eq (i32.load8_u offset=5 (local.get $i)) (i32.const 0x72)))))
-          (then (global.set $errorName (i32.const 1))))))
+          (then (global.set $errorName (i32.const 1))))
+        ;; "method": eight bytes with the quotes, one little-endian 64-bit word.
+        (if (i32.and
+              (i32.eq (i32.sub (local.get $end) (local.get $i)) (i32.const 8))
+              (i64.eq (i64.load (local.get $i)) (i64.const 0x22646f6874656d22)))
+          (then
+            (global.set $methods (i32.add (global.get $methods) (i32.const 1)))
+            (global.set $methodEnd (local.get $end))))))
     (local.set $i (local.get $end))
     (if (i32.le_u (i32.load8_u (local.get $i)) (i32.const 0x20)) (then (local.set $i (call $space (local.get $i) (local.get $n)))))
     (if (i32.ge_u (local.get $i) (local.get $n)) (then (return (i32.const -1))))
@@ -210,6 +221,7 @@
         (then (i32.const 1))
         (else (select (i32.const 2) (i32.const 3) (i32.eq (local.get $first) (i32.const 0x5b))))))
     (global.set $errorName (i32.const 0))
+    (global.set $methods (i32.const 0))
     ;; Each turn reads one value at $i, then the commas and closers that follow it.
     (loop $value
       (if (i32.le_u (i32.load8_u (local.get $i)) (i32.const 0x20)) (then (local.set $i (call $space (local.get $i) (local.get $n)))))
@@ -271,6 +283,24 @@
         (if (i32.lt_s (local.get $i) (i32.const 0)) (then (return (i32.const 0))))
         (br $value)))
     (unreachable))
+
+  ;; After a shape scan that found an object: when it had exactly one top-level `method`
+  ;; member and its value is a string without escapes, that string's quotes, packed (the
+  ;; opening one's index in bits 16–31, the closing one's in 0–15); else -1. (The shape scan
+  ;; checked the string: a closing quote is there, and no raw control byte.)
+  (func (export "methodName") (result i32)
+    (local $i i32) (local $open i32)
+    (if (i32.ne (global.get $methods) (i32.const 1)) (then (return (i32.const -1))))
+    ;; `: "` after the name, whitespace around the colon.
+    (local.set $i (call $space (global.get $methodEnd) (i32.const 65280)))
+    (local.set $i (call $space (i32.add (local.get $i) (i32.const 1)) (i32.const 65280)))
+    (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 0x22)) (then (return (i32.const -1))))
+    (local.set $open (local.get $i))
+    (loop $next
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 0x5c)) (then (return (i32.const -1))))
+      (br_if $next (i32.ne (i32.load8_u (local.get $i)) (i32.const 0x22))))
+    (i32.or (i32.shl (local.get $open) (i32.const 16)) (local.get $i)))
 
   ;; Solana's `{"context":{…,"slot":N},"value":…}` envelope, read as head-scan.ts
   ;; largeContextSlotOf reads it: the first `"context"` starting within the first 256 bytes,

@@ -10,7 +10,7 @@ import {
 } from '../../../test/support/json-rpc-arbitraries.js';
 import { scanMethod, scanned } from './method-scan.js';
 import { packAsk, solanaAskOf } from './request-ask.js';
-import { REQUEST_SCAN_BYTES, requestScan, scanRequest } from './request-scan.js';
+import { REQUEST_SCAN_BYTES, SCAN_METHOD, requestScan, scanRequest } from './request-scan.js';
 
 /**
  * What the JavaScript path reads of `body`: isUtf8, then scanMethod and its head ask — or, when
@@ -25,7 +25,7 @@ function reference(body: Buffer): { method: string; headAsk: number | undefined 
 
 /** What the WebAssembly scan reads of `body`, in the same form. */
 function scannedHere(body: Buffer): { method: string; headAsk: number | undefined } | undefined {
-  return scanRequest(body)
+  return scanRequest(body) === SCAN_METHOD
     ? { method: requestScan.method, headAsk: requestScan.headAsk }
     : undefined;
 }

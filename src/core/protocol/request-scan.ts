@@ -23,6 +23,7 @@ export const REQUEST_SCAN_BYTES = 4096;
 interface Scanner {
   readonly memory: { readonly buffer: ArrayBuffer };
   scan(this: void, length: number): number;
+  sameName(this: void, from: number, length: number): number;
 }
 
 const scanner = instantiateOptimized(REQUEST_SCAN_WASM) as Scanner;
@@ -31,7 +32,7 @@ const bodyArea = new Uint8Array(scanner.memory.buffer, 0, REQUEST_SCAN_BYTES);
 /** Word 1088 (byte 4352): where the first `"minContextSlot"` token starts. */
 const words = new Int32Array(scanner.memory.buffer, 0, 1089);
 const MIN_AT_WORD = 1088;
-const { scan } = scanner;
+const { scan, sameName } = scanner;
 
 // The packed answer of `scan` (request-scan.wat).
 const CLOSE_MASK = 0xfff;
@@ -41,6 +42,7 @@ const CONFIRMED = 0x100000;
 const PROCESSED = 0x200000;
 const MIN_CONTEXT_SLOT = 0x400000;
 const SAME_NAME = 0x800000;
+const NOT_LEADING = 0x1000000;
 /** `"minContextSlot"`'s length: where its `:` may follow. */
 const MIN_CONTEXT_SLOT_LENGTH = '"minContextSlot"'.length;
 
@@ -56,32 +58,57 @@ export const requestScan: { method: string; headAsk: number | undefined } = {
   headAsk: undefined,
 };
 
+/** scanRequest found nothing it is sure of: the caller parses. */
+export const SCAN_UNSURE = 0;
+/** scanRequest read a leading method: `requestScan` holds it and the head ask. */
+export const SCAN_METHOD = 1;
 /**
- * Whether `body` (at most REQUEST_SCAN_BYTES) is a request the scan is sure of: all ASCII, a
- * leading `"method"` with a plain name, no second method key or `\u` escape after it. Then
- * `requestScan` holds its method and its head ask (request-ask.ts, packed). Else the caller
- * parses.
- *
- * The ask is read from the whole body whatever its size: the walk covers it anyway. (The
- * JavaScript scan leaves it undefined when more than 160 bytes follow the name, and read-heads.ts
- * then reads it with solanaAskOf, a second walk; a token the ask looks for cannot stand before
- * the name, so the two agree.)
+ * scanRequest read an all-ASCII object whose first member is not `"method"` (`"jsonrpc"` and
+ * `"id"` come first from most clients): `requestScan.headAsk` holds the ask of the whole body;
+ * the method is for a validator to find (answer-scan.ts methodMemberOf), then `nameAt`.
  */
-export function scanRequest(body: Buffer): boolean {
+export const SCAN_ASK_ONLY = 2;
+
+/**
+ * What the scan is sure of in `body` (at most REQUEST_SCAN_BYTES): SCAN_METHOD for an all-ASCII
+ * body with a leading `"method"` member, a plain name and no second method key or `\u` escape
+ * after it; SCAN_ASK_ONLY for an all-ASCII object with another member first; else SCAN_UNSURE.
+ * The head ask (request-ask.ts, packed) is read from the whole body whatever its size: the
+ * walk covers it anyway. (The JavaScript scan leaves it undefined when more than 160 bytes
+ * follow the name, and read-heads.ts then reads it with solanaAskOf, a second walk; a token
+ * the ask looks for cannot stand before the name, so the two agree.)
+ */
+export function scanRequest(body: Buffer): number {
   bodyArea.set(body);
   const found = scan(body.length);
-  if (found < 0) return false;
-  if ((found & SAME_NAME) === 0) {
-    const close = found & CLOSE_MASK;
-    // Only a changed name is cut from the body; the scanner now holds it as the last one.
-    lastName = latin1Span(body, close - ((found >> LENGTH_SHIFT) & LENGTH_MASK), close);
-  }
-  requestScan.method = lastName;
+  if (found < 0) return SCAN_UNSURE;
   const commitment = (found & CONFIRMED) !== 0 ? 1 : (found & PROCESSED) !== 0 ? 0 : 2;
   const min =
     (found & MIN_CONTEXT_SLOT) === 0
       ? -1
       : numberAfterName(body, words[MIN_AT_WORD]! + MIN_CONTEXT_SLOT_LENGTH, body.length);
   requestScan.headAsk = packAsk(commitment, min);
-  return true;
+  if ((found & NOT_LEADING) !== 0) return SCAN_ASK_ONLY;
+  if ((found & SAME_NAME) === 0) {
+    const close = found & CLOSE_MASK;
+    // Only a changed name is cut from the body; the scanner now holds it as the last one.
+    lastName = latin1Span(body, close - ((found >> LENGTH_SHIFT) & LENGTH_MASK), close);
+  }
+  requestScan.method = lastName;
+  return SCAN_METHOD;
+}
+
+/** The longest name the scanner keeps (its area at 4096 holds 128 bytes). */
+const KEPT_NAME_BYTES = 128;
+
+/**
+ * The name between the quotes at `open` and `close` in `body`, the body scanRequest last read:
+ * the last name found (the same string) when it is the same, else cut from the body and, when
+ * it fits the scanner's area, kept as the last one.
+ */
+export function nameAt(body: Buffer, open: number, close: number): string {
+  const length = close - open - 1;
+  if (length > KEPT_NAME_BYTES) return latin1Span(body, open + 1, close);
+  if (sameName(open + 1, length) === 0) lastName = latin1Span(body, open + 1, close);
+  return lastName;
 }

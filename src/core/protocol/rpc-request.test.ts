@@ -2,9 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { requestBodyText } from '../../../test/support/json-rpc-arbitraries.js';
 import { MethodRegistry, UNKNOWN_METHOD_ID } from './method-registry.js';
+import { solanaAskOf } from './request-ask.js';
+import { REQUEST_SCAN_BYTES } from './request-scan.js';
 import {
   isNotification,
   parseRequest,
+  parseRequestInJs,
   readIdJson,
   type ParseResult,
   type RpcRequest,
@@ -224,6 +227,129 @@ describe('parseRequest (property)', () => {
         expect(() => parseRequest(Buffer.from(bytes), registry)).not.toThrow();
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+/**
+ * What a parse result says, with the head ask resolved as read-heads.ts resolves it (a parse
+ * that left it undefined is read with solanaAskOf later).
+ */
+function readOf(body: Buffer, result: ParseResult): unknown {
+  if (!result.ok) return result;
+  const { method, methodId, batch, headAsk } = result.request;
+  expect(result.request.body).toBe(body);
+  return {
+    method,
+    methodId,
+    batch,
+    headAsk: batch === undefined ? (headAsk ?? solanaAskOf(body)) : undefined,
+  };
+}
+
+/** parseRequest (wasm paths first) reads `body` exactly as the JavaScript path does. */
+function expectAsInJs(body: Buffer): void {
+  const here = readOf(body, parseRequest(body, registry));
+  expect(here).toEqual(readOf(body, parseRequestInJs(body, registry)));
+}
+
+describe('parseRequest: a method after other members, read by the wasm validator', () => {
+  it.each<[string, string]>([
+    [
+      "most clients' order",
+      '{"jsonrpc":"2.0","id":1,"method":"getBalance","params":["a",{"commitment":"confirmed"}]}',
+    ],
+    [
+      'the ask before the method',
+      '{"params":[{"minContextSlot":12,"commitment":"processed"}],"method":"getSlot"}',
+    ],
+    ['a nested method member', '{"id":"x","params":{"method":"nested"},"method":"getSlot"}'],
+    ['whitespace everywhere', ' { "id" : 1 ,\n "method" :\t"getSlot" } '],
+    ['a name of 200 bytes', `{"id":1,"method":"${'m'.repeat(200)}"}`],
+    ['escapes in other values', '{"id":"\\u0041\\n","params":["\\"method\\""],"method":"getSlot"}'],
+  ])('reads %s', (_case, text) => {
+    const body = Buffer.from(text, 'latin1');
+    expect(parseRequest(body, registry).ok).toBe(true);
+    expectAsInJs(body);
+  });
+
+  it.each<[string, string]>([
+    ['invalid JSON after the method', '{"id":1,"method":"getSlot",]'],
+    ['trailing garbage', '{"id":1,"method":"getSlot"}x'],
+    ['a second method member', '{"id":1,"method":"getSlot","method":"getHealth"}'],
+    ['an escaped method key', '{"id":1,"\\u006dethod":"getSlot"}'],
+    ['an escape in the name', '{"id":1,"method":"get\\u0053lot"}'],
+    ['a method that is not a string', '{"id":7,"method":5}'],
+    ['no method', '{"id":7,"params":[]}'],
+    ['a method member only inside params', '{"id":7,"params":{"method":"nested"}}'],
+    ['a top-level error member', '{"error":1,"method":"getSlot"}'],
+    ['a cut body', '{"id":1,"method":"getSl'],
+  ])('agrees with the JavaScript path on %s', (_case, text) => {
+    expectAsInJs(Buffer.from(text, 'latin1'));
+  });
+
+  it('gives the same string while the name repeats, whichever scan found it', () => {
+    const first = request('{"id":1,"method":"getBalance"}').method;
+    expect(request('{"id":2,"method":"getBalance"}').method).toBe(first);
+    expect(request('{"method":"getBalance","id":3}').method).toBe(first);
+    expect(request('{"id":4,"method":"getBalancf"}').method).toBe('getBalancf');
+    expect(request('{"method":"getBalance"}').method).toBe('getBalance');
+    expect(request(`{"id":5,"method":"${'n'.repeat(129)}"}`).method).toBe('n'.repeat(129));
+    expect(request('{"method":"getBalance"}').method).toBe('getBalance');
+  });
+});
+
+describe('parseRequest (property): the wasm paths read what the JavaScript path reads', () => {
+  it('on request bodies of every order, whole and cut short', () => {
+    fc.assert(
+      fc.property(requestBodyText, fc.nat(), (text, cut) => {
+        const body = Buffer.from(text, 'utf8');
+        fc.pre(body.length <= REQUEST_SCAN_BYTES);
+        expectAsInJs(body);
+        expectAsInJs(body.subarray(0, cut % (body.length + 1)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('on bodies with a broken byte anywhere', () => {
+    const broken = fc.constantFrom(
+      ',',
+      ']',
+      '}',
+      '{',
+      '"',
+      '\\',
+      ':',
+      'x',
+      ' ',
+      '0',
+      '\t',
+      '\u0001',
+    );
+    fc.assert(
+      fc.property(requestBodyText, fc.nat(), broken, (text, at, byte) => {
+        fc.pre(text.length > 0);
+        const i = at % text.length;
+        expectAsInJs(Buffer.from(`${text.slice(0, i)}${byte}${text.slice(i + 1)}`, 'utf8'));
+        expectAsInJs(Buffer.from(`${text.slice(0, i)}${byte}${text.slice(i)}`, 'utf8'));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('on objects of any members, however serialised', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 })),
+        fc.option(fc.string({ unit: 'grapheme-ascii', maxLength: 12 })),
+        fc.nat(4),
+        (rest, method, indent) => {
+          const value = method === null ? rest : { ...rest, method };
+          expectAsInJs(Buffer.from(JSON.stringify(value, null, indent), 'utf8'));
+        },
+      ),
+      { numRuns: 1500 },
     );
   });
 });

@@ -2,7 +2,15 @@ import { isUtf8 } from 'node:buffer';
 import { arrayElementSpans, memberValueSpan, trimmedSpan, type Span } from './json-spans.js';
 import { scanMethod, scanned as methodScan } from './method-scan.js';
 import type { MethodRegistry } from './method-registry.js';
-import { REQUEST_SCAN_BYTES, requestScan, scanRequest } from './request-scan.js';
+import { methodMemberOf, packedOpen } from './answer-scan.js';
+import {
+  REQUEST_SCAN_BYTES,
+  SCAN_ASK_ONLY,
+  SCAN_METHOD,
+  nameAt,
+  requestScan,
+  scanRequest,
+} from './request-scan.js';
 
 /** One element of a JSON-RPC batch, as routing and pricing see it. */
 export interface BatchElement {
@@ -126,17 +134,44 @@ function toElement(
 }
 
 /**
- * Reads a request body: the leading-byte scan first, `JSON.parse` when the scan is unsure.
- * Never throws; bad bodies come back as a problem with the id to echo (`null` if unreadable).
+ * Reads a request body: the wasm scans first (request-scan.ts for a leading method, the
+ * answer scan's validator for an object with other members first), the JavaScript path
+ * (parseRequestInJs) when they are unsure. Never throws; bad bodies come back as a problem with
+ * the id to echo (`null` if unreadable).
  */
 export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResult {
-  // A small all-ASCII body (valid UTF-8 by that) with a leading plain method: one wasm call.
-  if (body.length <= REQUEST_SCAN_BYTES && scanRequest(body)) {
-    const method = requestScan.method;
-    const methodId = registry.idOf(method);
-    const headAsk = requestScan.headAsk;
-    return { ok: true, request: { body, method, methodId, batch: undefined, headAsk } };
+  if (body.length <= REQUEST_SCAN_BYTES) {
+    const scanned = scanRequest(body);
+    // A small all-ASCII body (valid UTF-8 by that) with a leading plain method: one wasm call.
+    if (scanned === SCAN_METHOD) {
+      const method = requestScan.method;
+      const methodId = registry.idOf(method);
+      const headAsk = requestScan.headAsk;
+      return { ok: true, request: { body, method, methodId, batch: undefined, headAsk } };
+    }
+    // Another member first (`{"jsonrpc":"2.0","id":1,"method":…}`): the wasm validator reads
+    // it as JSON.parse would, without building the objects.
+    if (scanned === SCAN_ASK_ONLY) {
+      const quotes = methodMemberOf(body);
+      if (quotes >= 0) {
+        const method = nameAt(body, packedOpen(quotes), quotes & CLOSE_QUOTE_MASK);
+        const methodId = registry.idOf(method);
+        const headAsk = requestScan.headAsk;
+        return { ok: true, request: { body, method, methodId, batch: undefined, headAsk } };
+      }
+    }
   }
+  return parseRequestInJs(body, registry);
+}
+
+/** methodMemberOf's closing quote (the low 16 bits). */
+const CLOSE_QUOTE_MASK = 0xffff;
+
+/**
+ * parseRequest for a body the wasm scans are not sure of (and the reference they are held
+ * to): the leading method scan, else JSON.parse.
+ */
+export function parseRequestInJs(body: Buffer, registry: MethodRegistry): ParseResult {
   // JSON text is UTF-8 (RFC 8259 §8.1): anything else is refused before a node sees it.
   if (!isUtf8(body)) return { ok: false, problem: 'parse_error', idJson: 'null' };
   const scanned = scanMethod(body);
