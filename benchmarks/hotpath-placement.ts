@@ -5,9 +5,14 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 
-/** A getBalance as @solana/web3.js (jayson) writes it: `method` first, a uuid id. */
+/**
+ * A getBalance in the member order most clients send (viem, ethers, @solana/kit, every curl
+ * example): `jsonrpc`, `id`, `method`, `params`. (web3.js v1 puts `method` first, which both
+ * proxies read with a leading-bytes scan; this order needs the whole body validated, as
+ * behaviour.md §4.1's fallback does.)
+ */
 export const BODY =
-  '{"method":"getBalance","jsonrpc":"2.0","params":["83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaY3mDLVcri"],"id":"8f2c1d3e-5b7a-4c9e-a1f0-3d2b6e8c9a71"}';
+  '{"jsonrpc":"2.0","id":1,"method":"getBalance","params":["83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaY3mDLVcri"]}';
 /** The CPU the proxies under test are pinned to (everything else of the benchmark: CPU 0). */
 export const PROXY_CPU = 1;
 /** The first line a tool prints about itself, or undefined when it cannot be run. */

@@ -9,7 +9,7 @@ import { BODY } from './hotpath-placement.js';
 
 /** The scans measured, with what each row says. */
 export const SCANS = {
-  request: 'parseRequest, getBalance request (web3.js)',
+  request: 'parseRequest, getBalance request (jsonrpc, id, method, params)',
   shape: 'jsonShape, getBalance answer',
   slot: 'contextSlotOf, getBalance answer',
 } as const;
