@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { requestBodyText } from '../../../test/support/json-rpc-arbitraries.js';
 import { MethodRegistry, UNKNOWN_METHOD_ID } from './method-registry.js';
-import { solanaAskOf } from './request-ask.js';
+import { packAsk, solanaAskOf } from './request-ask.js';
 import { REQUEST_SCAN_BYTES } from './request-scan.js';
 import {
   isNotification,
@@ -286,6 +286,17 @@ describe('parseRequest: a method after other members, read by the wasm validator
     ['a cut body', '{"id":1,"method":"getSl'],
   ])('agrees with the JavaScript path on %s', (_case, text) => {
     expectAsInJs(Buffer.from(text, 'latin1'));
+  });
+
+  it('reads the head ask with the method, so admission needs no second search', () => {
+    // The JavaScript path leaves it for read-heads.ts (solanaAskOf) to find at admission.
+    const text =
+      '{"jsonrpc":"2.0","id":1,"method":"getSlot","params":[{"commitment":"processed","minContextSlot":77}]}';
+    expect(parseRequestInJs(Buffer.from(text), registry)).toMatchObject({
+      ok: true,
+      request: { method: 'getSlot', headAsk: undefined },
+    });
+    expect(request(text).headAsk).toBe(packAsk(0, 77));
   });
 
   it('gives the same string while the name repeats, whichever scan found it', () => {
