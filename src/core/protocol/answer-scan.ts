@@ -30,7 +30,9 @@ const { shape, contextSlot, methodName } = scanner;
 /**
  * The bytes now in the text area. A Solana answer is shape-checked and then has its slot read
  * (classify, then read-heads) from one copy: an answer's bytes are never written to after they
- * arrive, so the same Buffer object holds the same bytes. The shape scan always copies.
+ * arrive, so the same Buffer object holds the same bytes. The shape scan always copies. (A
+ * request body passes through the shape scan too, methodMemberOf; it is never written to either,
+ * and never asked for a slot: the next answer is copied afresh.)
  */
 let loaded: Uint8Array | undefined;
 
@@ -60,7 +62,9 @@ const OBJECT = 1;
 const OPEN_SHIFT = 16;
 
 /**
- * In `bytes` (a request body, at most WASM_TEXT_BYTES), the quotes of the method name, as
+ * In `bytes` (an all-ASCII request body of at most REQUEST_SCAN_BYTES, as request-scan.ts
+ * SCAN_ASK_ONLY vouches: the name is cut as latin1, and a quote's index fits 15 bits), the
+ * quotes of the method name, as
  * JSON.parse would read it, when the validator is sure of it: the body is a JSON object with
  * no top-level `error` member, exactly one top-level `method` member (its key written without
  * escapes, none of which could spell another) and a string value without escapes. Packed: the

@@ -178,6 +178,7 @@
 
   ;; `"name" :` at $i (after optional whitespace): where the member's value may start, or -1.
   ;; A top-level name that is `error`, or has an escape that might spell it, sets $errorName.
+  ;; (methodName relies on that too: an escaped top-level name might spell `method`.)
   (func $member (param $i i32) (param $n i32) (param $top i32) (result i32)
     (local $end i32)
     (if (i32.le_u (i32.load8_u (local.get $i)) (i32.const 0x20)) (then (local.set $i (call $space (local.get $i) (local.get $n)))))

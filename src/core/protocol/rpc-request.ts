@@ -133,6 +133,9 @@ function toElement(
   return { method, methodId: registry.idOf(method), idJson, value, raw };
 }
 
+/** methodMemberOf's closing quote (the low 16 bits). */
+const CLOSE_QUOTE_MASK = 0xffff;
+
 /**
  * Reads a request body: the wasm scans first (request-scan.ts for a leading method, the
  * answer scan's validator for an object with other members first), the JavaScript path
@@ -163,9 +166,6 @@ export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResul
   }
   return parseRequestInJs(body, registry);
 }
-
-/** methodMemberOf's closing quote (the low 16 bits). */
-const CLOSE_QUOTE_MASK = 0xffff;
 
 /**
  * parseRequest for a body the wasm scans are not sure of (and the reference they are held
