@@ -64,11 +64,11 @@ const OPEN_SHIFT = 16;
 /**
  * In `bytes` (an all-ASCII request body of at most REQUEST_SCAN_BYTES, as request-scan.ts
  * SCAN_ASK_ONLY vouches: the name is cut as latin1, and a quote's index fits 15 bits), the
- * quotes of the method name, as
- * JSON.parse would read it, when the validator is sure of it: the body is a JSON object with
- * no top-level `error` member, exactly one top-level `method` member (its key written without
- * escapes, none of which could spell another) and a string value without escapes. Packed: the
- * opening quote's index times 65536 plus the closing one's; -1 when unsure (the caller parses).
+ * quotes of the method name as JSON.parse would read it, when the validator is sure of it: the
+ * body is a JSON object with no top-level `error` member, exactly one top-level `method` member
+ * (its key written without escapes, none of which could spell another) and a string value
+ * without escapes. Packed: the opening quote's index times 65536 plus the closing one's; -1 when
+ * unsure (the caller parses).
  */
 export function methodMemberOf(bytes: Uint8Array): number {
   if (scanShape(bytes) !== OBJECT) return -1;
