@@ -143,28 +143,28 @@ const CLOSE_QUOTE_MASK = 0xffff;
  * the id to echo (`null` if unreadable).
  */
 export function parseRequest(body: Buffer, registry: MethodRegistry): ParseResult {
-  if (body.length <= REQUEST_SCAN_BYTES) {
-    const scanned = scanRequest(body);
-    // A small all-ASCII body (valid UTF-8 by that) with a leading plain method: one wasm call.
-    if (scanned === SCAN_METHOD) {
-      const method = requestScan.method;
-      const methodId = registry.idOf(method);
-      const headAsk = requestScan.headAsk;
-      return { ok: true, request: { body, method, methodId, batch: undefined, headAsk } };
-    }
-    // Another member first (`{"jsonrpc":"2.0","id":1,"method":…}`): the wasm validator reads
-    // it as JSON.parse would, without building the objects.
-    if (scanned === SCAN_ASK_ONLY) {
-      const quotes = methodMemberOf(body);
-      if (quotes >= 0) {
-        const method = nameAt(body, packedOpen(quotes), quotes & CLOSE_QUOTE_MASK);
-        const methodId = registry.idOf(method);
-        const headAsk = requestScan.headAsk;
-        return { ok: true, request: { body, method, methodId, batch: undefined, headAsk } };
-      }
-    }
+  const method = body.length <= REQUEST_SCAN_BYTES ? scannedMethod(body) : undefined;
+  if (method !== undefined) {
+    const methodId = registry.idOf(method);
+    const headAsk = requestScan.headAsk;
+    return { ok: true, request: { body, method, methodId, batch: undefined, headAsk } };
   }
   return parseRequestInJs(body, registry);
+}
+
+/**
+ * The method of a small body as the wasm scans read it (the head ask then in `requestScan`),
+ * or undefined when they are unsure.
+ */
+function scannedMethod(body: Buffer): string | undefined {
+  const scanned = scanRequest(body);
+  // All ASCII (valid UTF-8 by that) with a leading plain method: one wasm call.
+  if (scanned === SCAN_METHOD) return requestScan.method;
+  if (scanned !== SCAN_ASK_ONLY) return undefined;
+  // Another member first (`{"jsonrpc":"2.0","id":1,"method":…}`): the wasm validator reads it
+  // as JSON.parse would, without building the objects.
+  const quotes = methodMemberOf(body);
+  return quotes < 0 ? undefined : nameAt(body, packedOpen(quotes), quotes & CLOSE_QUOTE_MASK);
 }
 
 /**
