@@ -101,3 +101,23 @@ export const requestBodyText = fc
     const ws = cycle(spaces);
     return `${ws()}${serialiseJson(new JsonMembers(pairs), ws)}${ws()}`;
   });
+
+/**
+ * Runs `check` on generated request bodies (requestBodyText, UTF-8) of at most `maxBytes`,
+ * each whole and cut short at a generated length.
+ */
+export function forRequestBodies(
+  maxBytes: number,
+  numRuns: number,
+  check: (body: Buffer) => void,
+): void {
+  fc.assert(
+    fc.property(requestBodyText, fc.nat(), (text, cut) => {
+      const body = Buffer.from(text, 'utf8');
+      fc.pre(body.length <= maxBytes);
+      check(body);
+      check(body.subarray(0, cut % (body.length + 1)));
+    }),
+    { numRuns },
+  );
+}
