@@ -48,8 +48,8 @@ interface Member {
   book(credits: number): void;
   /** Runs syncs until one reaches Redis. */
   sync(): Promise<void>;
-  /** One sync attempt; false when Redis did not answer. */
-  trySync(): Promise<boolean>;
+  /** One sync attempt (after `ms`, one interval by default); false when Redis did not answer. */
+  trySync(ms?: number): Promise<boolean>;
   /** SIGTERM: the final sync, as `cascade` does it. */
   stop(): Promise<void>;
   /** kill -9: nothing more is sent. */
@@ -290,6 +290,34 @@ describe.skipIf(missing !== undefined)('a usage total Redis lost heals', () => {
       return stored(prefix) === 18;
     });
     expect(Object.keys(reserves(prefix))).not.toContain('a');
+  });
+
+  it('a jump from idle to full load: early syncs double the reserve, so a kill -9 stays covered', async () => {
+    redis = await startRedis();
+    const prefix = `h${++prefixCount}`;
+    const a = await member('a', prefix);
+    // Idle, the reserve is 0 and the first credit asks for a sync: it runs at once, with no
+    // time passing (a timed sync would come only after a whole interval).
+    a.book(10);
+    expect(await a.trySync(0)).toBe(true);
+    expect([stored(prefix), reserves(prefix)]).toEqual([10, { a: 20 }]);
+    // Booking half the reserve asks again; an early sync at least doubles the reserve.
+    a.book(10);
+    expect(await a.trySync(0)).toBe(true);
+    expect([stored(prefix), reserves(prefix)]).toEqual([20, { a: 40 }]);
+    a.book(20);
+    expect(await a.trySync(0)).toBe(true);
+    expect([stored(prefix), reserves(prefix)]).toEqual([40, { a: 80 }]);
+    // Below half of it nothing asks: no sync until the timer's.
+    a.book(39);
+    await expect(a.trySync(0)).rejects.toThrow('did not sync');
+    // Killed now: the node saw 79; Redis holds 40 and the reserve, 80, counted once the
+    // replica is back under its name.
+    a.crash();
+    const again = await member('a', prefix, { used: 40, periodStart: PERIOD });
+    await again.sync();
+    expect(stored(prefix)).toBe(120);
+    expect(stored(prefix)).toBeGreaterThanOrEqual(79);
   });
 
   it('a replica restarted under the same name counts its earlier self’s reserve at once', async () => {

@@ -1,7 +1,8 @@
 /**
  * A replica's Redis store for the in-process Redis tests, whose syncs run only when the test
  * moves the hand-driven clock: `trySync` advances one interval, waits for the sync that
- * caused and says whether it reached Redis.
+ * caused and says whether it reached Redis. `trySync(0)` runs only an early sync a booking
+ * asked for (due at the clock's next turn), without time passing.
  */
 import type { ManualClock } from '../../src/core/clock.js';
 import { RedisStore, whenConnected } from '../../src/core/cluster/redis-store.js';
@@ -10,8 +11,8 @@ import type { ClusterConfig } from '../../src/core/config/types.js';
 /** The store to hand the coordinator, and the one sync step. */
 export interface SteppedStore {
   readonly store: RedisStore;
-  /** One interval on `clock`: the sync it starts, true when it reached Redis. */
-  readonly trySync: () => Promise<boolean>;
+  /** One interval on `clock` (or `ms`): the sync it starts, true when it reached Redis. */
+  readonly trySync: (ms?: number) => Promise<boolean>;
 }
 
 /** Connects to `cluster`'s Redis and watches the coordinator's syncs through the store. */
@@ -33,9 +34,9 @@ export async function steppedStore(
   });
   return {
     store,
-    trySync: async () => {
+    trySync: async (ms = cluster.syncIntervalMs) => {
       const before = last;
-      clock.advance(cluster.syncIntervalMs);
+      clock.advance(ms);
       if (last === before) throw new Error('the coordinator did not sync');
       const ok = await last.then(
         () => true,

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Clock, ClockTimer } from '../clock.js';
 import type { ClusterConfig } from '../config/types.js';
 import type { ClusterSample } from '../metrics.js';
-import { ReservationPace } from '../quota/reservation-pace.js';
+import { ReservationPace, earlySyncAt } from '../quota/reservation-pace.js';
 import type { SharedUsageLedger } from '../quota/shared-usage-ledger.js';
 import type { OverrideChannel } from './key-override-sync.js';
 import type { NodeSync, RedisStore, SyncResult } from './redis-store.js';
@@ -61,8 +61,16 @@ export class RedisCoordinator {
   readonly #gates = new Map<string, Gates>();
   readonly #shares = new Map<string, { rps: number; concurrent: number }>();
   #timer: ClockTimer | undefined;
+  /** The early sync asked for by a counter (`#syncDue`), at the clock's next turn. */
+  #soonTimer: ClockTimer | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
+  /** Syncing on the timer (start's first syncs are done). */
+  #steady = false;
+  /** A timed or early sync is on its way to Redis (until its next one is scheduled). */
+  #inFlight = false;
+  /** A counter booked half its reserve: the next sync goes now, not at the timer. */
+  #soon = false;
   #lastOk = -Infinity;
   #lastDemandAt: number;
   #members = 1;
@@ -116,6 +124,7 @@ export class RedisCoordinator {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#timer?.cancel();
+    this.#soonTimer?.cancel();
     await this.#running;
     const deadline = this.clock.now() + STOP_SYNC_MS;
     // Stopped, a sync releases the reserves. A batch outstanding when the stop began goes
@@ -161,15 +170,46 @@ export class RedisCoordinator {
 
   #schedule(): void {
     if (this.#stopped) return;
-    this.#timer = this.clock.setTimer(() => {
-      this.#running = this.#sync().then(() => this.#schedule());
-    }, this.cluster.syncIntervalMs);
+    this.#steady = true;
+    if (this.#soon) this.#syncNow();
+    else this.#timer = this.clock.setTimer(() => this.#syncNow(), this.cluster.syncIntervalMs);
   }
+
+  #syncNow(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#inFlight = true;
+    this.#running = this.#sync().then(() => {
+      this.#inFlight = false;
+      this.#schedule();
+    });
+  }
+
+  /**
+   * A counter booked half the reserve it holds (armed after each sync that reached Redis):
+   * sync now rather than at the timer, so a load rising faster than the pace stays covered
+   * (reservation-pace.ts). Runs on the booking's stack, so it only notes the ask and sets a
+   * timer for the clock's next turn (a hand-moved clock in tests keeps every sync in step); a
+   * sync on its way takes the ask up when it is done, and the syncs `start` and `stop` run
+   * themselves carry it.
+   */
+  readonly #syncDue = (): void => {
+    if (this.#soon || this.#stopped) return;
+    this.#soon = true;
+    this.#soonTimer = this.clock.setTimer(() => {
+      this.#soonTimer = undefined;
+      if (this.#steady && !this.#inFlight && !this.#stopped && this.#soon) this.#syncNow();
+    }, 0);
+  };
 
   /** One sync; false when Redis could not be reached (nothing is lost). */
   async #sync(): Promise<boolean> {
     const waiting = this.#waiting;
     this.#waiting = [];
+    // This sync carries every ask made so far.
+    this.#soon = false;
+    this.#soonTimer?.cancel();
+    this.#soonTimer = undefined;
     const ok = await this.#syncOnce();
     for (const tell of waiting) tell(ok);
     return ok;
@@ -196,7 +236,7 @@ export class RedisCoordinator {
         floor: this.ledger.floor(node.name),
         floorLife: this.ledger.floorLife(node.name),
         epoch: this.ledger.epoch(node.name),
-        reserve: this.#reserve(node.name),
+        reserve: this.#reserve(node.name, this.ledger.takeSyncAsk(node.name)),
         wantedRps: demand.rps,
         wantedConcurrent: demand.concurrent,
       };
@@ -212,18 +252,24 @@ export class RedisCoordinator {
       return false;
     }
     this.#succeeded(nodes, result);
+    if (!this.#stopped)
+      for (const { name, reserve } of request)
+        this.ledger.armSync(name, earlySyncAt(reserve), this.#syncDue);
     if (push !== undefined) this.overrides!.incoming(push, result.overrides);
     return true;
   }
 
-  /** Credits to hold ahead for `name` until the next sync (none once stopping). */
-  #reserve(name: string): number {
+  /**
+   * Credits to hold ahead for `name` until the next sync (none once stopping); `early` when
+   * its bookings asked for this sync.
+   */
+  #reserve(name: string, early: boolean): number {
     let pace = this.#paces.get(name);
     if (pace === undefined) {
       pace = new ReservationPace();
       this.#paces.set(name, pace);
     }
-    const reserve = pace.next(this.ledger.bookedHere(name));
+    const reserve = pace.next(this.ledger.bookedHere(name), early);
     return this.#stopped ? 0 : reserve;
   }
 

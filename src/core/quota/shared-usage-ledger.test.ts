@@ -20,6 +20,34 @@ function apply(ledger: SharedUsageLedger, fleet: Map<string, number>, epoch = 0)
 }
 
 describe('SharedUsageLedger', () => {
+  it('asks for a sync once, when what it has not sent reaches the armed level', () => {
+    const ledger = ledgerWith('a', 'b');
+    let asks = 0;
+    const due = () => asks++;
+    ledger.counter('a').add(3); // not armed: never asks
+    expect([asks, ledger.takeSyncAsk('a')]).toEqual([0, false]);
+    ledger.armSync('a', 5, due); // 3 unsent: below the level
+    ledger.armSync('b', 1, due);
+    ledger.counter('a').add(1);
+    expect(asks).toBe(0);
+    ledger.counter('a').add(1); // 5 unsent
+    expect(asks).toBe(1);
+    ledger.counter('a').add(50); // asked already: quiet until armed again
+    expect(asks).toBe(1);
+    expect([ledger.takeSyncAsk('a'), ledger.takeSyncAsk('a'), ledger.takeSyncAsk('b')]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    ledger.takeDeltas(); // sent: nothing unsent now
+    ledger.armSync('a', 5, due);
+    expect(asks).toBe(1);
+    ledger.counter('a').add(4);
+    expect(asks).toBe(1);
+    ledger.armSync('a', 4, due); // armed at a level already reached: asks at once
+    expect(asks).toBe(2);
+  });
+
   it('counts what this process booked at once, before any sync', () => {
     const ledger = ledgerWith('a');
     ledger.counter('a').add(3);

@@ -36,6 +36,12 @@ class SharedCounter implements UsageCounter {
   saved = 0;
   /** Of `saved`, what a worker has not reported to its primary yet. */
   savedUnreported = 0;
+  /** `pending` at which this counter asks for a sync ahead of the timer (see `armSync`). */
+  syncAt = Infinity;
+  /** Who is asked; set with `syncAt`. */
+  onSyncDue: (() => void) | undefined = undefined;
+  /** It asked, and no sync took the ask yet (`takeSyncAsk`). */
+  syncAsked = false;
 
   constructor(readonly name: string) {}
 
@@ -45,6 +51,14 @@ class SharedCounter implements UsageCounter {
 
   add(credits: number): void {
     this.pending += credits;
+    if (this.pending >= this.syncAt) this.askSync();
+  }
+
+  /** Asks once, then stays quiet until armed again (a store that is down is not pestered). */
+  askSync(): void {
+    this.syncAt = Infinity;
+    this.syncAsked = true;
+    this.onSyncDue?.();
   }
 
   save(credits: number): void {
@@ -207,6 +221,30 @@ export class SharedUsageLedger extends CounterLedger<SharedCounter> implements U
   allAcknowledged(): boolean {
     if (this.#batch !== undefined) return false;
     for (const counter of this.counters.values()) if (counter.pending !== 0) return false;
+    return true;
+  }
+
+  /**
+   * Calls `due` (once) when `name` has `pending` or more credits booked and not yet sent — the
+   * coordinator's early sync, before its reserve runs out (reservation-pace.ts).
+   */
+  armSync(name: string, pending: number, due: () => void): void {
+    const counter = this.counterOf(name);
+    counter.syncAt = pending;
+    counter.onSyncDue = due;
+    counter.syncAsked = false;
+    if (counter.pending >= pending) counter.askSync();
+  }
+
+  /**
+   * True when `name` asked for a sync since this was last called; the sync that calls it
+   * answers the ask (a sync that fails leaves the counter unarmed until one succeeds, so a
+   * store that is down is not asked again and again).
+   */
+  takeSyncAsk(name: string): boolean {
+    const counter = this.counters.get(name);
+    if (counter === undefined || !counter.syncAsked) return false;
+    counter.syncAsked = false;
     return true;
   }
 
