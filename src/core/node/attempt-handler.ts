@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { DeadlineQueue, Expiring } from './deadline-queue.js';
 import { isResultFirst } from './result-first.js';
 import type { AttemptCallback, AttemptControl, AttemptResponse } from './attempt-response.js';
-import { rawHeader } from './upstream-headers.js';
+import { RawHeader } from './upstream-headers.js';
 import { UpstreamStream, type UpstreamControl } from './upstream-stream.js';
 
 /** Largest upstream answer buffered for one attempt. */
@@ -29,8 +29,8 @@ export interface HandlerTransport {
 /** Connection failures that can mean "the upstream closed this idle connection as we sent". */
 const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
-const CONTENT_TYPE = Buffer.from('content-type', 'latin1');
-const RETRY_AFTER = Buffer.from('retry-after', 'latin1');
+const CONTENT_TYPE = new RawHeader('content-type');
+const RETRY_AFTER = new RawHeader('retry-after');
 
 function describe(err: Error): string {
   const e = err as Error & { code?: string; cause?: { code?: string } };
@@ -121,12 +121,10 @@ export class AttemptHandler<T>
     this.#settle({
       kind: 'answer',
       status: this.#status,
-      contentType: rawHeader(this.#headers, CONTENT_TYPE),
+      contentType: CONTENT_TYPE.read(this.#headers),
       // Only a 429 or 503 can ask for a pause (see retryAfterSeconds); skip the scan otherwise.
       retryAfter:
-        this.#status === 429 || this.#status === 503
-          ? rawHeader(this.#headers, RETRY_AFTER)
-          : undefined,
+        this.#status === 429 || this.#status === 503 ? RETRY_AFTER.read(this.#headers) : undefined,
       body: this.#body(),
     });
   }
@@ -185,7 +183,7 @@ export class AttemptHandler<T>
     this.#settle({
       kind: 'stream',
       status: this.#status,
-      contentType: rawHeader(this.#headers, CONTENT_TYPE),
+      contentType: CONTENT_TYPE.read(this.#headers),
       stream: this.#stream,
     });
   }
