@@ -21,8 +21,11 @@ describe.skipIf(!existsSync('/proc/self/status'))('a 64 MB answer through cascad
     const upstreamUrl = await upstream.listen();
     try {
       const dir = fixture.tempDir();
+      // Generous deadlines: the test is about memory, and its one upstream runs in this test
+      // process. On a loaded CI machine a warm-up call once came back 502 — with one node, an
+      // attempt past the default 500 ms deadline leaves nothing else to try.
       dir.write({
-        'config.toml': `[server]\nhost = "127.0.0.1"\nport = 0\n[[nodes]]\nname = "big"\nurl = "${upstreamUrl}"\ntier = 0\nmonthly_limit = 0\nprovider_pricing_path = "${SOLANA_PRICES}"\n`,
+        'config.toml': `[server]\nhost = "127.0.0.1"\nport = 0\nrequest_timeout_ms = 60000\nattempt_timeout_ms = 30000\n[[nodes]]\nname = "big"\nurl = "${upstreamUrl}"\ntier = 0\nmonthly_limit = 0\nprovider_pricing_path = "${SOLANA_PRICES}"\n`,
       });
       const p = startCli(['serve', '--config', dir.path('config.toml')], { cwd: dir.dir });
       fixture.processes.push(p);
