@@ -2,6 +2,7 @@
  * Headers between cascade and a node: the ones every request carries (built once per node) and
  * the two read from every answer, straight from undici's raw list.
  */
+import { spelledAt } from '../protocol/json-lexer.js';
 import { latin1Text } from '../protocol/latin1-text.js';
 
 /** True when `name` equals the lower-case ASCII `expected`, ignoring case. */
@@ -11,12 +12,6 @@ function isHeader(name: Buffer, expected: Buffer): boolean {
     // ORing 0x20 lower-cases ASCII letters; `expected` holds only letters and '-'.
     if ((name[i]! | 0x20) !== expected[i]) return false;
   }
-  return true;
-}
-
-/** Whether `a` and `b` hold the same bytes (lengths already equal). */
-function sameBytes(a: Buffer, b: Buffer): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
@@ -48,7 +43,7 @@ export class RawHeader {
 
   #textOf(value: Buffer): string {
     const last = this.#bytes;
-    if (value.length === last.length && sameBytes(value, last)) return this.#text;
+    if (value.length === last.length && spelledAt(value, last, 0)) return this.#text;
     this.#bytes = Buffer.from(value);
     this.#text = latin1Text(value);
     return this.#text;
