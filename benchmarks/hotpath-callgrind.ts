@@ -33,6 +33,8 @@ const START_TIMEOUT_MS = 180_000;
 /** A cascade running under callgrind. */
 export interface CallgrindTarget {
   readonly url: string;
+  /** node's process id (valgrind runs it in place): names its perf map, /tmp/perf-PID.map. */
+  readonly pid: number;
   /**
    * Instructions executed while `load` ran (all threads), after `settle` ran instrumented but
    * uncounted (valgrind re-translates all code once instrumentation is on); then those of an
@@ -71,6 +73,20 @@ export interface InstructionSplit {
   readonly total: number;
   readonly compiler: number;
   readonly gc: number;
+  /** With `--cache-sim=yes`: the simulated first-level cache misses of the whole dump. */
+  readonly misses?: CacheMisses;
+}
+
+/**
+ * Simulated first-level cache misses (callgrind's I1mr, D1mr, D1mw): what makes the same
+ * instructions take longer. A read that misses the first-level cache waits some 15 cycles for L2,
+ * more for L3, where an instruction costs about one: two proxies can execute nearly
+ * the same instructions and still differ in time by the data they touch.
+ */
+export interface CacheMisses {
+  readonly instruction: number;
+  readonly dataRead: number;
+  readonly dataWrite: number;
 }
 
 /**
@@ -83,6 +99,8 @@ export interface Measured {
   readonly loaded: InstructionSplit;
   readonly idle: InstructionSplit;
   readonly seconds: number;
+  /** The loaded window's dump (deleted with the run's directory unless kept). */
+  readonly loadedDump: string;
 }
 
 /** Self instructions per function of a dump (callgrind_annotate), split by kind. */
@@ -100,7 +118,26 @@ export function splitOf(file: string): InstructionSplit {
     if (COMPILER_FRAME.test(row[2]!)) compiler += count;
     else if (GC_FRAME.test(row[2]!)) gc += count;
   }
-  return { total: totalOf(file), compiler, gc };
+  const misses = missesOf(file);
+  return { total: totalOf(file), compiler, gc, ...(misses ? { misses } : {}) };
+}
+
+/** The dump's cache misses, when it was taken with `--cache-sim=yes` (else undefined). */
+export function missesOf(file: string): CacheMisses | undefined {
+  const text = readFileSync(file, 'utf8');
+  const events = /^events: (.*)$/m.exec(text)?.[1]?.split(' ');
+  const totals = /^(?:totals|summary): (.*)$/m.exec(text)?.[1]?.split(' ').map(Number);
+  if (events === undefined || totals === undefined) return undefined;
+  const at = (name: string): number | undefined => {
+    const i = events.indexOf(name);
+    return i === -1 ? undefined : (totals[i] ?? 0);
+  };
+  const instruction = at('I1mr');
+  const dataRead = at('D1mr');
+  const dataWrite = at('D1mw');
+  if (instruction === undefined || dataRead === undefined || dataWrite === undefined)
+    return undefined;
+  return { instruction, dataRead, dataWrite };
 }
 
 /** The `totals:` (or `summary:`) line of a callgrind dump: instructions executed. */
@@ -156,9 +193,10 @@ export function startCallgrindCascade(
   outDir: string,
   name: string,
   nodeFlags: readonly string[] = [],
+  cacheSim = false,
 ): Promise<CallgrindTarget> {
   const script = [path.join(runRoot, 'dist/cli.js'), 'serve', '--config', config, '--port', '0'];
-  return startCallgrind(runRoot, script, CASCADE_SERVING, outDir, name, nodeFlags);
+  return startCallgrind(runRoot, script, CASCADE_SERVING, outDir, name, nodeFlags, cacheSim);
 }
 
 /**
@@ -172,6 +210,7 @@ export function startCallgrindReference(
   outDir: string,
   name: string,
   nodeFlags: readonly string[] = [],
+  cacheSim = false,
 ): Promise<CallgrindTarget> {
   const script = [
     path.join(runRoot, referenceScript),
@@ -179,7 +218,7 @@ export function startCallgrindReference(
     '0',
     ...upstreams.flatMap((url) => ['--upstream', url]),
   ];
-  return startCallgrind(runRoot, script, REFERENCE_SERVING, outDir, name, nodeFlags);
+  return startCallgrind(runRoot, script, REFERENCE_SERVING, outDir, name, nodeFlags, cacheSim);
 }
 
 async function startCallgrind(
@@ -189,6 +228,8 @@ async function startCallgrind(
   outDir: string,
   name: string,
   nodeFlags: readonly string[],
+  /** Simulate the caches too (about twice as slow): the dumps then carry L1 misses. */
+  cacheSim: boolean,
 ): Promise<CallgrindTarget> {
   const outFile = path.join(outDir, `callgrind.out.${name}`);
   const child = spawn(
@@ -196,6 +237,7 @@ async function startCallgrind(
     [
       '--tool=callgrind',
       '--instr-atstart=no',
+      ...(cacheSim ? ['--cache-sim=yes'] : []),
       `--callgrind-out-file=${outFile}`,
       '--log-file=' + path.join(outDir, `valgrind.${name}.log`),
       process.execPath,
@@ -218,18 +260,19 @@ async function startCallgrind(
     throw err;
   }
   const pid = child.pid!;
-  /** Dumps the counters since the last zero or dump (which zeroes them) and reads them. */
-  const dump = (label: string): InstructionSplit => {
+  /** Dumps the counters since the last zero or dump (which zeroes them): the dump's file. */
+  const dump = (label: string): string => {
     const before = new Set(readdirSync(outDir));
     control(pid, [`--dump=${label}`]);
     const dumped = readdirSync(outDir).filter(
       (f) => f.startsWith(`callgrind.out.${name}`) && !before.has(f),
     );
     if (dumped.length !== 1) throw new Error(`callgrind wrote ${dumped.length} dumps for ${name}`);
-    return splitOf(path.join(outDir, dumped[0]!));
+    return path.join(outDir, dumped[0]!);
   };
   return {
     url,
+    pid,
     async measure(settle, load) {
       control(pid, ['--instr=on']);
       log.write('=== instrumented\n');
@@ -239,14 +282,15 @@ async function startCallgrind(
       const started = performance.now();
       await load();
       const seconds = (performance.now() - started) / 1000;
-      const loaded = dump('measured');
+      const loadedDump = dump('measured');
+      const loaded = splitOf(loadedDump);
       // As long again with no requests: what timers (ranking tick, metrics, GC) cost on their own.
       log.write('=== idle\n');
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-      const idle = dump('idle');
+      const idle = splitOf(dump('idle'));
       control(pid, ['--instr=off']);
       log.write('=== done\n');
-      return { loaded, idle, seconds };
+      return { loaded, idle, seconds, loadedDump };
     },
     stop: () => stopChild(child, { graceMs: 30_000 }),
   };

@@ -8,7 +8,7 @@
  *
  *     npm run bench:hotpath-instr -- --other ../before|reference [--config benchmarks/user-view.toml]
  *        [--requests 20000] [--warm-up 30000] [--settle 10000] [--connections 50] [--runs 2] [--keep DIR]
- *        [--node-flag=--trace-deopt ...] [--this DIR] [--keyed]
+ *        [--node-flag=--trace-deopt ...] [--this DIR] [--keyed] [--cache-sim] [--functions N]
  *
  * Each cascade reads its own checkout's hotpath.toml (or the one `--config` file), as in
  * bench:hotpath-ab. `--runs` repeats the measurement on fresh processes (interleaved) and
@@ -17,7 +17,11 @@
  * stdout; `--node-flag` passes a flag to node (e.g. `--node-flag=--trace-opt`); `--this DIR`
  * measures another built checkout in place of this one; `--keyed` loads each cascade as
  * bench:hotpath's keyed target (require_key and one key, presented in the URL path; the
- * reference stays keyless); `--other reference` measures the bare
+ * reference stays keyless); `--cache-sim` has callgrind simulate the caches as well (about twice
+ * as slow) and adds each side's first-level cache misses a request — what the instruction count
+ * leaves out and a CPU-time A/B feels; `--functions N` prints each run's N functions with the
+ * most data-read misses (with `--cache-sim`; else the most instructions) a request, V8's JIT
+ * code named through node's `--perf-basic-prof` map; `--other reference` measures the bare
  * reference proxy (forwarding round-robin to the config's first tier, as in bench:hotpath) in
  * place of another cascade: the deterministic form of bench:hotpath's cascade/reference. The
  * figure counts
@@ -36,9 +40,11 @@ import {
   hasCallgrind,
   startCallgrindCascade,
   startCallgrindReference,
+  type CacheMisses,
   type CallgrindTarget,
   type InstructionSplit,
 } from './hotpath-callgrind.js';
+import { costByFunction, type FunctionCost } from './hotpath-functions.js';
 import { keyedUrl, writeKeyedConfig } from './hotpath-keyed.js';
 import { BODY } from './hotpath-placement.js';
 import {
@@ -132,6 +138,10 @@ interface Options {
   readonly nodeFlags: readonly string[];
   /** Cascade with require_key and one key, loaded with the key in the URL path (bench:hotpath's keyed target). */
   readonly keyed: boolean;
+  /** Simulate the caches: report L1 misses a request beside the instructions. */
+  readonly cacheSim: boolean;
+  /** How many functions to list per run by their self cost (0: none). */
+  readonly functions: number;
 }
 
 function options(): Options {
@@ -148,9 +158,16 @@ function options(): Options {
       keep: { type: 'string' },
       'node-flag': { type: 'string', multiple: true, default: [] },
       keyed: { type: 'boolean', default: false },
+      'cache-sim': { type: 'boolean', default: false },
+      functions: { type: 'string', default: '0' },
     },
   });
   if (values.other === undefined) throw new Error('--other DIR: the checkout to compare with');
+  if (!/^\d+$/.test(values.functions)) {
+    throw new Error(
+      `--functions ${values.functions}: give how many functions to list, a whole number (e.g. 30)`,
+    );
+  }
   return {
     other: values.other === REFERENCE ? REFERENCE : path.resolve(values.other),
     this: values.this === undefined ? REPO_ROOT : path.resolve(values.this),
@@ -163,6 +180,8 @@ function options(): Options {
     keep: values.keep === undefined ? undefined : path.resolve(values.keep),
     nodeFlags: values['node-flag'],
     keyed: values.keyed,
+    cacheSim: values['cache-sim'],
+    functions: Number(values.functions),
   };
 }
 
@@ -197,6 +216,9 @@ async function countOnce(
   const file = keyed ? writeKeyedConfig(setup, config.file) : config.file;
   const requestPath = keyed ? keyedUrl('') : '/';
   slowClockConfig(file);
+  // Listing functions names V8's JIT code from the map node writes with this flag.
+  const perfMapped = o.functions > 0 && !o.nodeFlags.includes(PERF_MAP_FLAG);
+  const nodeFlags = perfMapped ? [...o.nodeFlags, PERF_MAP_FLAG] : o.nodeFlags;
   let target: CallgrindTarget | undefined;
   let pool: Pool | undefined;
   try {
@@ -208,32 +230,48 @@ async function countOnce(
           config.firstTier,
           outDir,
           `${name}-${run}`,
-          o.nodeFlags,
+          nodeFlags,
+          o.cacheSim,
         )
-      : await startCallgrindCascade(runRoot, file, outDir, `${name}-${run}`, o.nodeFlags);
+      : await startCallgrindCascade(runRoot, file, outDir, `${name}-${run}`, nodeFlags, o.cacheSim);
     cleanups.add(target.stop);
     pool = new Pool(target.url, { connections: o.connections, pipelining: 1 });
     const client = pool;
     await sendFixed(client, o.warmUp, o.connections, requestPath);
-    const { loaded, idle } = await target.measure(
+    const { loaded, idle, loadedDump } = await target.measure(
       () => sendFixed(client, o.settle, o.connections, requestPath),
       () => sendFixed(client, o.requests, o.connections, requestPath),
     );
     const per = (value: number): number => value / o.requests;
+    const misses = missesPer(loaded.misses, idle.misses, o.requests);
     return {
       total: per(loaded.total),
       compiler: per(loaded.compiler),
       gc: per(loaded.gc),
       idle: per(idle.total - idle.compiler),
+      ...(misses ? { misses } : {}),
+      functions:
+        o.functions > 0
+          ? costByFunction(loadedDump, perfMapOf(target.pid), o.functions).map((f) => ({
+              name: f.name,
+              instructions: per(f.instructions),
+              dataReadMisses: f.dataReadMisses === undefined ? undefined : per(f.dataReadMisses),
+            }))
+          : [],
     };
   } finally {
     await pool?.close();
     if (target !== undefined) {
       cleanups.delete(target.stop);
       await target.stop();
+      if (perfMapped) rmSync(perfMapOf(target.pid), { force: true });
     }
   }
 }
+
+/** node's `--perf-basic-prof`: a map of its JIT code's addresses to function names. */
+const PERF_MAP_FLAG = '--perf-basic-prof';
+const perfMapOf = (pid: number): string => path.join('/tmp', `perf-${pid}.map`);
 
 async function main(): Promise<void> {
   const o = options();
@@ -259,6 +297,7 @@ async function main(): Promise<void> {
         const split = await countOnce(o, name, run, urls, tmpDir, outDir);
         readings[name].push(split);
         process.stdout.write(`${name} run ${run + 1}: ${describe(split)}\n`);
+        process.stdout.write(describeFunctions(split.functions));
       }
     }
   } finally {
@@ -270,17 +309,63 @@ async function main(): Promise<void> {
 
 const round = (value: number): string => Math.round(value).toLocaleString('en-US');
 
+/**
+ * Misses a request: the loaded window's less the idle window's (timers' own). The compiler's
+ * misses stay in: they are few, and not told apart in a dump's totals.
+ */
+function missesPer(
+  loaded: CacheMisses | undefined,
+  idle: CacheMisses | undefined,
+  requests: number,
+): CacheMisses | undefined {
+  if (loaded === undefined || idle === undefined) return undefined;
+  return {
+    instruction: (loaded.instruction - idle.instruction) / requests,
+    dataRead: (loaded.dataRead - idle.dataRead) / requests,
+    dataWrite: (loaded.dataWrite - idle.dataWrite) / requests,
+  };
+}
+
 /** One run's figures per request. */
 interface Reading extends InstructionSplit {
   /** What an idle window as long as the loaded one executed (less the compiler), per request. */
   readonly idle: number;
+  /** With `--functions N`: the top N functions' self cost a request (loaded window). */
+  readonly functions: readonly FunctionCost[];
 }
 
 /** The request path: all instructions less V8's compiler threads and the idle background. */
 const pathOf = (r: Reading): number => r.total - r.compiler - r.idle;
 
 function describe(r: Reading): string {
-  return `request path ${round(pathOf(r))} instructions/request (all ${round(r.total)}: JIT compiler ${round(r.compiler)}, idle background ${round(r.idle)}; GC ${round(r.gc)})`;
+  const misses = r.misses ? `; ${describeMisses(r.misses)}` : '';
+  return `request path ${round(pathOf(r))} instructions/request (all ${round(r.total)}: JIT compiler ${round(r.compiler)}, idle background ${round(r.idle)}; GC ${round(r.gc)})${misses}`;
+}
+
+/** `--functions`: one line per function, misses (when simulated) and instructions a request. */
+function describeFunctions(functions: readonly FunctionCost[]): string {
+  return functions
+    .map((f) => {
+      const misses =
+        f.dataReadMisses === undefined ? '' : `${f.dataReadMisses.toFixed(1).padStart(7)} misses `;
+      return `    ${misses}${round(f.instructions).padStart(7)} instructions  ${f.name}\n`;
+    })
+    .join('');
+}
+
+function describeMisses(m: CacheMisses): string {
+  return `L1 misses/request: data read ${round(m.dataRead)}, data write ${round(m.dataWrite)}, instruction ${round(m.instruction)}`;
+}
+
+/** Each kind of miss: the median over runs (undefined without --cache-sim). */
+function medianMisses(readings: readonly Reading[]): CacheMisses | undefined {
+  const all = readings.map((r) => r.misses).filter((m): m is CacheMisses => m !== undefined);
+  if (all.length === 0) return undefined;
+  return {
+    instruction: median(all.map((m) => m.instruction)),
+    dataRead: median(all.map((m) => m.dataRead)),
+    dataWrite: median(all.map((m) => m.dataWrite)),
+  };
 }
 
 /**
@@ -293,11 +378,22 @@ function report(o: Options, mine: readonly Reading[], theirs: readonly Reading[]
   const thisPath = median(mine.map(pathOf));
   const otherPath = median(theirs.map(pathOf));
   const runs = (v: readonly Reading[]): string => v.map((r) => round(pathOf(r))).join(', ');
+  const mineMisses = medianMisses(mine);
+  const theirMisses = medianMisses(theirs);
+  const misses =
+    mineMisses && theirMisses
+      ? [
+          `this  ${describeMisses(mineMisses)} (simulated, loaded less idle)`,
+          `other ${describeMisses(theirMisses)}`,
+          `this / other: data read misses ${(mineMisses.dataRead / theirMisses.dataRead).toFixed(3)}x, instruction misses ${(mineMisses.instruction / theirMisses.instruction).toFixed(3)}x`,
+        ]
+      : [];
   return [
     `callgrind, ${o.requests} requests after ${o.warmUp} warm-up and ${o.settle} settling, ${o.connections} connections, config ${o.config ?? "each checkout's hotpath.toml"}${o.keyed ? ', keyed (require_key, the key in the path)' : ''}`,
     `this  (${o.this}): request path ${round(thisPath)} instructions/request (runs: ${runs(mine)})`,
     `other (${o.other}): request path ${round(otherPath)} instructions/request (runs: ${runs(theirs)})`,
     `this / other: ${(thisPath / otherPath).toFixed(3)}x (medians of the request path)`,
+    ...misses,
     '',
   ].join('\n');
 }
