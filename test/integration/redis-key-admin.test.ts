@@ -26,6 +26,12 @@ const OPS = 'ck_admin_ops_0123456789abcdefghijkl';
 const KEYS = keysOf(clientKey('web', WEB, { monthlyCredits: 1000 }), clientKey('ops', OPS));
 /** Long enough for a busy machine to run a few 50 ms syncs; the exact bound is shown in redis-key-overrides.test.ts. */
 const POLL = { timeout: 10_000, interval: 20 };
+/**
+ * The one node's deadlines: with a single node, an attempt past the harness's 500 ms has nothing
+ * to fall back on and the call ends 502 — once in a full CI run, three replicas, Redis and the
+ * mock sharing two busy cores. What these tests check is the keys, not deadlines.
+ */
+const DEADLINES = { requestTimeoutMs: 30_000, attemptTimeoutMs: 15_000 };
 
 let redis: RedisServer | undefined;
 let mocks: MockNode[] = [];
@@ -64,7 +70,7 @@ async function start(count: number): Promise<Replica[]> {
       ],
       prefix: `ka${prefixCount}`,
       keys: KEYS,
-      server: { adminPort: 0, requireKey: true },
+      server: { adminPort: 0, requireKey: true, ...DEADLINES },
     });
     replicas.push(replica);
     started.push(replica);
@@ -72,7 +78,10 @@ async function start(count: number): Promise<Replica[]> {
   return started;
 }
 
-/** One call with `secret`: its status and error message. */
+/**
+ * One call with `secret`: its status, with '401 revoked' and '429 budget' told apart; any other
+ * refusal or failure comes with its error message, so an assertion that fails says why.
+ */
 async function call(replica: Replica, secret: string): Promise<string> {
   const response = await fetch(`${replica.url}/${secret}`, {
     method: 'POST',
@@ -83,7 +92,7 @@ async function call(replica: Replica, secret: string): Promise<string> {
   const message = body.error?.message ?? '';
   if (response.status === 401 && message.includes('revoked')) return '401 revoked';
   if (response.status === 429 && message.includes('budget')) return '429 budget';
-  return String(response.status);
+  return message === '' ? String(response.status) : `${response.status} ${message}`;
 }
 
 /** A command's io: what it printed, on stdout and stderr. */
