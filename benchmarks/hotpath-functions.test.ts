@@ -23,6 +23,7 @@ Ir                   D1mr                file:function
  75,059,480 ( 2.40%)   909,519 ( 1.39%)  ???:0x0000296600c2b040 [???]
  28,525,534 ( 0.91%)   891,023 ( 1.36%)  ???:0x000000000d0a6680 [???]
   1,000,000 ( 0.03%)    10,000 ( 0.02%)  ???:0x00000000deadbeef [???]
+        264 ( 0.00%)         .           ./libio/./libio/fileops.c:_IO_do_write@@GLIBC_2.2.5 [/usr/lib/x86_64-linux-gnu/libc.so.6]
 `;
 
 describe("naming a callgrind dump's functions", () => {
@@ -51,6 +52,12 @@ describe("naming a callgrind dump's functions", () => {
       909519,
     );
     expect(byName.get('JIT code (unnamed)')?.instructions).toBe(1000000);
+    // No misses is printed as a dot; the name after it stays whole.
+    expect(byName.get('./libio/./libio/fileops.c:_IO_do_write@@GLIBC_2.2.5')).toEqual({
+      name: './libio/./libio/fileops.c:_IO_do_write@@GLIBC_2.2.5',
+      instructions: 264,
+      dataReadMisses: 0,
+    });
     expect(costs.some((c) => c.name.includes('PROGRAM TOTALS'))).toBe(false);
   });
 

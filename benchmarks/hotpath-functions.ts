@@ -65,20 +65,25 @@ export function shortName(name: string): string {
 
 /**
  * Rows of `callgrind_annotate --inclusive=no` output: counts, then `file:function`. With two
- * events shown, the second count is the data-read misses.
+ * events shown, the second count is the data-read misses (a lone `.` where there were none).
  */
 export function parseAnnotate(text: string, perfMap: PerfMap | undefined): FunctionCost[] {
   const byName = new Map<string, { instructions: number; misses: number | undefined }>();
-  const row = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(?:([\d,]+) \(\s*[\d.]+%\)\s+)?(.*)$/;
+  const row = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(?:(?:([\d,]+) \(\s*[\d.]+%\)|(\.))\s+)?(.*)$/;
   for (const line of text.split('\n')) {
     const match = row.exec(line);
-    if (match === null || match[3]!.includes('PROGRAM TOTALS')) continue;
-    const where = match[3]!.replace(/^\?\?\?:/, '');
+    if (match === null || match[4]!.includes('PROGRAM TOTALS')) continue;
+    const where = match[4]!.replace(/^\?\?\?:/, '');
     const address = /^0x([0-9a-fA-F]+) \[\?\?\?\]$/.exec(where);
     const named = address === null ? where : perfMap?.nameOf(BigInt(`0x${address[1]!}`));
     const name = shortName(named ?? (address === null ? where : 'JIT code (unnamed)'));
     const instructions = Number(match[1]!.replaceAll(',', ''));
-    const misses = match[2] === undefined ? undefined : Number(match[2].replaceAll(',', ''));
+    const misses =
+      match[3] !== undefined
+        ? 0
+        : match[2] === undefined
+          ? undefined
+          : Number(match[2].replaceAll(',', ''));
     const seen = byName.get(name);
     if (seen === undefined) byName.set(name, { instructions, misses });
     else {
