@@ -105,10 +105,12 @@ export interface Measured {
 
 /** Self instructions per function of a dump (callgrind_annotate), split by kind. */
 export function splitOf(file: string): InstructionSplit {
-  const result = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], {
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  // Instructions alone: a dump taken with --cache-sim has the misses' columns too.
+  const result = spawnSync(
+    'callgrind_annotate',
+    ['--inclusive=no', '--threshold=100', '--show=Ir', '--sort=Ir', file],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
   let compiler = 0;
   let gc = 0;
   for (const line of result.stdout.split('\n')) {
@@ -118,34 +120,42 @@ export function splitOf(file: string): InstructionSplit {
     if (COMPILER_FRAME.test(row[2]!)) compiler += count;
     else if (GC_FRAME.test(row[2]!)) gc += count;
   }
-  const misses = missesOf(file);
-  return { total: totalOf(file), compiler, gc, ...(misses ? { misses } : {}) };
+  const totals = totalsOf(file);
+  const misses = missesIn(totals);
+  return { total: instructionsIn(totals, file), compiler, gc, ...(misses ? { misses } : {}) };
 }
 
-/** The dump's cache misses, when it was taken with `--cache-sim=yes` (else undefined). */
-export function missesOf(file: string): CacheMisses | undefined {
+/** A dump's totals by event name (`events:` and the `summary:` or `totals:` line). */
+function totalsOf(file: string): Map<string, number> {
   const text = readFileSync(file, 'utf8');
-  const events = /^events: (.*)$/m.exec(text)?.[1]?.split(' ');
-  const totals = /^(?:totals|summary): (.*)$/m.exec(text)?.[1]?.split(' ').map(Number);
-  if (events === undefined || totals === undefined) return undefined;
-  const at = (name: string): number | undefined => {
-    const i = events.indexOf(name);
-    return i === -1 ? undefined : (totals[i] ?? 0);
-  };
-  const instruction = at('I1mr');
-  const dataRead = at('D1mr');
-  const dataWrite = at('D1mw');
+  const events = /^events: (.*)$/m.exec(text)?.[1]?.split(' ') ?? [];
+  const totals = /^(?:summary|totals): (.*)$/m.exec(text)?.[1]?.split(' ').map(Number) ?? [];
+  return new Map(events.map((name, i) => [name, totals[i] ?? 0]));
+}
+
+function instructionsIn(totals: Map<string, number>, file: string): number {
+  const count = totals.get('Ir');
+  if (count === undefined) throw new Error(`${file}: no totals line`);
+  return count;
+}
+
+function missesIn(totals: Map<string, number>): CacheMisses | undefined {
+  const instruction = totals.get('I1mr');
+  const dataRead = totals.get('D1mr');
+  const dataWrite = totals.get('D1mw');
   if (instruction === undefined || dataRead === undefined || dataWrite === undefined)
     return undefined;
   return { instruction, dataRead, dataWrite };
 }
 
-/** The `totals:` (or `summary:`) line of a callgrind dump: instructions executed. */
+/** The `summary:` (or `totals:`) line of a callgrind dump: instructions executed. */
 export function totalOf(file: string): number {
-  const text = readFileSync(file, 'utf8');
-  const line = /^(?:totals|summary): (\d+)/m.exec(text);
-  if (line === null) throw new Error(`${file}: no totals line`);
-  return Number(line[1]);
+  return instructionsIn(totalsOf(file), file);
+}
+
+/** The dump's cache misses, when it was taken with `--cache-sim=yes` (else undefined). */
+export function missesOf(file: string): CacheMisses | undefined {
+  return missesIn(totalsOf(file));
 }
 
 /** What a started process prints once it serves: its URL, read from one line of its stdout. */

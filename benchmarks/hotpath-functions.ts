@@ -7,6 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { missesOf } from './hotpath-callgrind.js';
 
 /** One function's self cost in a dump (per request once divided). */
 export interface FunctionCost {
@@ -103,7 +104,7 @@ export function parseAnnotate(text: string, perfMap: PerfMap | undefined): Funct
  * misses), JIT code named from `perfMapFile` when it exists.
  */
 export function costByFunction(dump: string, perfMapFile: string, top: number): FunctionCost[] {
-  const withMisses = /^events: .*\bD1mr\b/m.test(readFileSync(dump, 'utf8'));
+  const withMisses = missesOf(dump) !== undefined;
   const show = withMisses ? ['--show=Ir,D1mr', '--sort=D1mr'] : ['--show=Ir', '--sort=Ir'];
   const result = spawnSync(
     'callgrind_annotate',
