@@ -142,6 +142,58 @@ describe('single-request callback path', () => {
     await expect.poll(() => node.permits.inFlight).toBe(0);
   });
 
+  it('joins a request and an answer that arrive in several pieces, in order', async () => {
+    const pieces = [
+      '{"jsonrpc":"2.0","id":7,',
+      '"result":{"context":{"slot":5},',
+      '"value":"abc"}}',
+    ];
+    let received = '';
+    const url = await upstream((req, res) => {
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (received += chunk));
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // Each piece its own write, a tick apart: the proxy reads them as separate chunks.
+        let next = 0;
+        const write = (): void => {
+          if (next === pieces.length) return void res.end();
+          res.write(pieces[next++]);
+          setTimeout(write, 15);
+        };
+        write();
+      });
+    });
+    harness = await startHarness([{ name: 'n' }]);
+    pointAt(harness, 'n', url);
+    const sent = JSON.stringify(
+      rpc('getBalance', 7, ['9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM']),
+    );
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(harness!.url, { method: 'POST' }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.setHeader('content-type', 'application/json');
+      // The request body in three writes, a tick apart (chunked encoding).
+      const cut = [0, 10, 30, sent.length];
+      let part = 0;
+      const send = (): void => {
+        if (part === 3) return void req.end();
+        req.write(sent.slice(cut[part], cut[part + 1]));
+        part++;
+        setTimeout(send, 15);
+      };
+      send();
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe(pieces.join(''));
+    expect(received).toBe(sent);
+  });
+
   it('skips 103 Early Hints and forwards the final answer with its content type', async () => {
     const body = '{"jsonrpc":"2.0","id":1,"result":42}';
     const url = await upstream((req, res) => {

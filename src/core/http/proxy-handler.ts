@@ -160,7 +160,8 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
  * (read-body.ts says why).
  */
 class Exchange implements BodyReader, ExchangeState {
-  chunks: Buffer[] | undefined = [];
+  firstChunk: Buffer | undefined = undefined;
+  moreChunks: Buffer[] | undefined = undefined;
   size = 0;
   readonly limit: number;
   /** The parsed single request being routed. */

@@ -9,9 +9,15 @@ import { Buffer } from 'node:buffer';
  * no closure.
  */
 export interface BodyReader {
-  /** The chunks so far; undefined once the read is settled (start with `[]`). */
-  chunks: Buffer[] | undefined;
-  /** Bytes so far (start with 0). */
+  /**
+   * The body's first chunk (start with undefined). Most bodies arrive in one chunk: it is kept
+   * here, and an array is made only for a second one (an array and the backing store its first
+   * push grows, ~180 bytes and a builtin call a request, saved).
+   */
+  firstChunk: Buffer | undefined;
+  /** The chunks after the first (start with undefined). */
+  moreChunks: Buffer[] | undefined;
+  /** Bytes so far (start with 0); -1 once the read is settled. */
   size: number;
   /** The most bytes taken: more is refused as early as it is known. */
   readonly limit: number;
@@ -22,10 +28,14 @@ export interface BodyReader {
   bodyRead(body: Buffer | undefined): void;
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /** Settles `reader`'s read once; later data and end events are ignored. */
 function settle(reader: BodyReader, body: Buffer | undefined): void {
-  if (reader.chunks === undefined) return;
-  reader.chunks = undefined;
+  if (reader.size < 0) return;
+  reader.size = -1;
+  reader.firstChunk = undefined;
+  reader.moreChunks = undefined;
   reader.bodyRead(body);
 }
 
@@ -34,18 +44,23 @@ type Reading = IncomingMessage & { bodyReader: BodyReader };
 
 function onData(this: Reading, chunk: Buffer): void {
   const reader = this.bodyReader;
-  const chunks = reader.chunks;
-  if (chunks === undefined) return;
-  reader.size += chunk.length;
+  const size = reader.size;
+  if (size < 0) return;
+  reader.size = size + chunk.length;
   if (reader.size > reader.limit) settle(reader, undefined);
-  else chunks.push(chunk);
+  else if (reader.firstChunk === undefined) reader.firstChunk = chunk;
+  else if (reader.moreChunks === undefined) reader.moreChunks = [chunk];
+  else reader.moreChunks.push(chunk);
 }
 
 function onEnd(this: Reading): void {
   const reader = this.bodyReader;
-  const chunks = reader.chunks;
-  if (chunks === undefined) return;
-  settle(reader, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, reader.size));
+  if (reader.size < 0) return;
+  const first = reader.firstChunk;
+  const more = reader.moreChunks;
+  if (first === undefined) settle(reader, EMPTY);
+  else if (more === undefined) settle(reader, first);
+  else settle(reader, Buffer.concat([first, ...more], reader.size));
 }
 
 /** 10 ** n for the lengths a Content-Length can have without being over any limit we take. */
@@ -85,7 +100,8 @@ export function readBody(
 
 /** A reader that hands the body to a callback (for routes off the hot path). */
 export class CallbackBodyReader implements BodyReader {
-  chunks: Buffer[] | undefined = [];
+  firstChunk: Buffer | undefined = undefined;
+  moreChunks: Buffer[] | undefined = undefined;
   size = 0;
 
   constructor(

@@ -31,6 +31,8 @@ const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
 const CONTENT_TYPE = new RawHeader('content-type');
 const RETRY_AFTER = new RawHeader('retry-after');
+/** The body of an answer that had none (never written to: it has no bytes). */
+const EMPTY_BODY = Buffer.alloc(0);
 
 function describe(err: Error): string {
   const e = err as Error & { code?: string; cause?: { code?: string } };
@@ -57,7 +59,13 @@ export class AttemptHandler<T>
   #timedOut = false;
   #status = 0;
   #headers: Buffer[] | undefined;
-  #chunks: Buffer[] = [];
+  /**
+   * The answer's first chunk: most answers arrive in one, and an array is made only for a
+   * second (an array and the backing store its first push grows, ~180 bytes an attempt).
+   */
+  #first: Buffer | undefined = undefined;
+  /** The chunks after the first. */
+  #more: Buffer[] | undefined = undefined;
   #size = 0;
   #stream: UpstreamStream | undefined;
   /** Whether the stream-or-buffer decision was taken (it is taken once). */
@@ -102,7 +110,9 @@ export class AttemptHandler<T>
       return !this.#paused;
     }
     if (this.#settled) return true;
-    this.#chunks.push(chunk);
+    if (this.#first === undefined) this.#first = chunk;
+    else if (this.#more === undefined) this.#more = [chunk];
+    else this.#more.push(chunk);
     this.#size += chunk.length;
     if (this.#size > MAX_RESPONSE_BYTES) {
       this.abort(new Error('answer larger than 512 MiB'));
@@ -171,15 +181,20 @@ export class AttemptHandler<T>
   }
 
   #body(): Buffer {
-    if (this.#chunks.length === 1) return this.#chunks[0]!;
-    const body = Buffer.concat(this.#chunks, this.#size);
-    this.#chunks = [body];
+    const first = this.#first;
+    const more = this.#more;
+    if (first === undefined) return EMPTY_BODY;
+    if (more === undefined) return first;
+    const body = Buffer.concat([first, ...more], this.#size);
+    this.#first = body;
+    this.#more = undefined;
     return body;
   }
 
   #startStream(head: Buffer): void {
     this.#stream = new UpstreamStream(this, head);
-    this.#chunks = [];
+    this.#first = undefined;
+    this.#more = undefined;
     this.#settle({
       kind: 'stream',
       status: this.#status,
