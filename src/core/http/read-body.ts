@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { Buffer } from 'node:buffer';
+import { joinChunks } from '../node/body-chunks.js';
 
 /**
  * What collects one request body. An interface, not a base class: the proxy's per-request
@@ -9,11 +9,7 @@ import { Buffer } from 'node:buffer';
  * no closure.
  */
 export interface BodyReader {
-  /**
-   * The body's first chunk (start with undefined). Most bodies arrive in one chunk: it is kept
-   * here, and an array is made only for a second one (an array and the backing store its first
-   * push grows, ~180 bytes and a builtin call a request, saved).
-   */
+  /** The body's first chunk (start with undefined): node/body-chunks.ts says why a field. */
   firstChunk: Buffer | undefined;
   /** The chunks after the first (start with undefined). */
   moreChunks: Buffer[] | undefined;
@@ -27,8 +23,6 @@ export interface BodyReader {
    */
   bodyRead(body: Buffer | undefined): void;
 }
-
-const EMPTY = Buffer.alloc(0);
 
 /** Settles `reader`'s read once; later data and end events are ignored. */
 function settle(reader: BodyReader, body: Buffer | undefined): void {
@@ -56,11 +50,7 @@ function onData(this: Reading, chunk: Buffer): void {
 function onEnd(this: Reading): void {
   const reader = this.bodyReader;
   if (reader.size < 0) return;
-  const first = reader.firstChunk;
-  const more = reader.moreChunks;
-  if (first === undefined) settle(reader, EMPTY);
-  else if (more === undefined) settle(reader, first);
-  else settle(reader, Buffer.concat([first, ...more], reader.size));
+  settle(reader, joinChunks(reader.firstChunk, reader.moreChunks, reader.size));
 }
 
 /** 10 ** n for the lengths a Content-Length can have without being over any limit we take. */

@@ -3,9 +3,10 @@
  * as a stream), enforces the attempt's deadline through the shared deadline queue, resends once
  * on a fresh connection when a reused one turns out closed, and settles exactly once.
  */
-import { Buffer } from 'node:buffer';
+import type { Buffer } from 'node:buffer';
 import type { Dispatcher } from 'undici';
 import type { DeadlineQueue, Expiring } from './deadline-queue.js';
+import { joinChunks } from './body-chunks.js';
 import { isResultFirst } from './result-first.js';
 import type { AttemptCallback, AttemptControl, AttemptResponse } from './attempt-response.js';
 import { RawHeader } from './upstream-headers.js';
@@ -31,8 +32,6 @@ const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
 const CONTENT_TYPE = new RawHeader('content-type');
 const RETRY_AFTER = new RawHeader('retry-after');
-/** The body of an answer that had none (never written to: it has no bytes). */
-const EMPTY_BODY = Buffer.alloc(0);
 
 function describe(err: Error): string {
   const e = err as Error & { code?: string; cause?: { code?: string } };
@@ -59,12 +58,8 @@ export class AttemptHandler<T>
   #timedOut = false;
   #status = 0;
   #headers: Buffer[] | undefined;
-  /**
-   * The answer's first chunk: most answers arrive in one, and an array is made only for a
-   * second (an array and the backing store its first push grows, ~180 bytes an attempt).
-   */
+  /** The answer's first chunk, the rest after it (body-chunks.ts says why). */
   #first: Buffer | undefined = undefined;
-  /** The chunks after the first. */
   #more: Buffer[] | undefined = undefined;
   #size = 0;
   #stream: UpstreamStream | undefined;
@@ -181,13 +176,12 @@ export class AttemptHandler<T>
   }
 
   #body(): Buffer {
-    const first = this.#first;
-    const more = this.#more;
-    if (first === undefined) return EMPTY_BODY;
-    if (more === undefined) return first;
-    const body = Buffer.concat([first, ...more], this.#size);
-    this.#first = body;
-    this.#more = undefined;
+    const body = joinChunks(this.#first, this.#more, this.#size);
+    if (this.#more !== undefined) {
+      // Joined once: a second call (the stream decision, then the answer) copies nothing again.
+      this.#first = body;
+      this.#more = undefined;
+    }
     return body;
   }
 
