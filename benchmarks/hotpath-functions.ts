@@ -7,7 +7,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { missesOf } from './hotpath-callgrind.js';
 
 /** One function's self cost in a dump (per request once divided). */
 export interface FunctionCost {
@@ -100,11 +99,15 @@ export function parseAnnotate(text: string, perfMap: PerfMap | undefined): Funct
 }
 
 /**
- * The `top` functions of `dump` by self data-read misses (by instructions when the dump has no
- * misses), JIT code named from `perfMapFile` when it exists.
+ * The `top` functions of `dump` by self data-read misses (`withMisses`: the dump was taken with
+ * `--cache-sim=yes`; else by instructions), JIT code named from `perfMapFile` when it exists.
  */
-export function costByFunction(dump: string, perfMapFile: string, top: number): FunctionCost[] {
-  const withMisses = missesOf(dump) !== undefined;
+export function costByFunction(
+  dump: string,
+  withMisses: boolean,
+  perfMapFile: string,
+  top: number,
+): FunctionCost[] {
   const show = withMisses ? ['--show=Ir,D1mr', '--sort=D1mr'] : ['--show=Ir', '--sort=Ir'];
   const result = spawnSync(
     'callgrind_annotate',

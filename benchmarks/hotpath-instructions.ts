@@ -252,7 +252,12 @@ async function countOnce(
       ...(misses ? { misses } : {}),
       functions:
         o.functions > 0
-          ? costByFunction(loadedDump, perfMapOf(target.pid), o.functions).map((f) => ({
+          ? costByFunction(
+              loadedDump,
+              loaded.misses !== undefined,
+              perfMapOf(target.pid),
+              o.functions,
+            ).map((f) => ({
               name: f.name,
               instructions: per(f.instructions),
               dataReadMisses: f.dataReadMisses === undefined ? undefined : per(f.dataReadMisses),
