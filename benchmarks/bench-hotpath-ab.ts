@@ -9,7 +9,7 @@
  *
  *     git worktree add ../before <commit> && (cd ../before && npm ci && npm run build)
  *     npm run bench:hotpath-ab -- --other ../before [--rounds 60] [--warm-up 3] [--profile DIR]
- *                                 [--config benchmarks/user-view.toml]
+ *                                 [--config benchmarks/user-view.toml] [--window 1]
  *
  * On a shared VM single 1 s windows vary by ±30% or more; 60 rounds (about 4 minutes) resolve
  * a difference of a few percent. `--profile DIR` writes a .cpuprofile of each cascade (read
@@ -17,7 +17,9 @@
  * instead of their own hotpath.toml — e.g. benchmarks/user-view.toml, the set-up users measure
  * with (three nodes with limits set, metrics on, cache and coalescing off). `--keyed` runs this
  * checkout's cascade with a client key (hotpath-keyed.ts: require_key, one [[keys]] entry, the
- * key in the URL path): `--other . --keyed` is then keyed against plain, same build.
+ * key in the URL path): `--other . --keyed` is then keyed against plain, same build. `--window S`
+ * measures S-second windows instead of 1 s ones (each window is one wrk run with fresh
+ * connections): fewer, longer windows come closer to a user's single long wrk run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
     options: {
       other: { type: 'string' },
       rounds: { type: 'string', default: '60' },
+      window: { type: 'string', default: '1' },
       'warm-up': { type: 'string', default: '3' },
       profile: { type: 'string' },
       config: { type: 'string' },
@@ -63,6 +66,9 @@ async function main(): Promise<void> {
   const other = path.resolve(values.other);
   const rounds = Number(values.rounds);
   const warmUp = Number(values['warm-up']);
+  const window = Number(values.window);
+  if (!Number.isInteger(window) || window < 1)
+    throw new Error(`--window ${values.window}: a whole number of seconds, 1 or more`);
   const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'cascade-ab-'));
   const prefix = placeProcesses().pin;
   const wrk = toolVersion('wrk', ['-v']) !== undefined;
@@ -104,13 +110,17 @@ async function main(): Promise<void> {
     for (const target of targets.values()) await load(target.url, warmUp);
     const perRequest = new Map<string, number[]>([...targets.keys()].map((k) => [k, []]));
     const served = new Map<string, number>();
+    const cpuOf = new Map<string, number[]>([...targets.keys()].map((k) => [k, []]));
+    const answersOf = new Map<string, number[]>([...targets.keys()].map((k) => [k, []]));
     for (let round = 0; round < rounds; round++) {
       for (const [name, target] of targets) {
         const pids = target.pids();
         const before = readProcesses(pids)!.cpuMicros;
-        const result = await load(target.url, 1);
+        const result = await load(target.url, window);
         const after = readProcesses(pids)!.cpuMicros;
         perRequest.get(name)!.push((after - before) / result.requests);
+        cpuOf.get(name)!.push(after - before);
+        answersOf.get(name)!.push(result.requests);
         served.set(name, (served.get(name) ?? 0) + result.requests);
       }
       process.stdout.write('.');
@@ -132,12 +142,19 @@ async function main(): Promise<void> {
       const ratios = cpu.map((v, i) => v / ref[i]!);
       return `${name.padEnd(9)} ${median(cpu).toFixed(1)} µs/request, vs reference ${median(ratios).toFixed(3)}× (per-round ratios ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
     };
+    // What one long run would read: all the CPU over all the answers of the windows kept.
+    const total = (name: string): number =>
+      kept.reduce((sum, i) => sum + cpuOf.get(name)![i]!, 0) /
+      kept.reduce((sum, i) => sum + answersOf.get(name)![i]!, 0);
+    const totals = ['this', 'other']
+      .map((name) => `${name} ${(total(name) / total('reference')).toFixed(3)}×`)
+      .join(', ');
     const mine = perRequest.get('this')!;
     const theirs = perRequest.get('other')!;
     const ab = median(mine.map((v, i) => v / theirs[i]!));
     process.stdout.write(
       [
-        `${rounds} rounds of 1 s, 50 connections, ${wrk ? 'wrk' : 'autocannon'}; this = ${REPO_ROOT}${values.keyed ? ' (keyed)' : ''}, other = ${other}`,
+        `${rounds} rounds of ${window} s, 50 connections, ${wrk ? 'wrk' : 'autocannon'}; this = ${REPO_ROOT}${values.keyed ? ' (keyed)' : ''}, other = ${other}`,
         ...(kept.length < rounds
           ? [`${rounds - kept.length} rounds dropped: a target served nothing`]
           : []),
@@ -145,6 +162,7 @@ async function main(): Promise<void> {
         line('this'),
         line('other'),
         `this / other: ${ab.toFixed(3)}× (median of per-round ratios)`,
+        `all windows' CPU over all their answers, vs reference: ${totals}`,
         `requests served in rounds: ${[...served].map(([n, v]) => `${n} ${v}`).join(', ')}`,
         '',
       ].join('\n'),
