@@ -44,6 +44,13 @@ import {
 } from './hotpath-targets.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** One target's reading of one window. */
+interface Window {
+  /** CPU of its process(es) over the window, µs. */
+  readonly cpu: number;
+  readonly answers: number;
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -108,34 +115,28 @@ async function main(): Promise<void> {
       }
     }
     for (const target of targets.values()) await load(target.url, warmUp);
-    const perRequest = new Map<string, number[]>([...targets.keys()].map((k) => [k, []]));
-    const served = new Map<string, number>();
-    const cpuOf = new Map<string, number[]>([...targets.keys()].map((k) => [k, []]));
-    const answersOf = new Map<string, number[]>([...targets.keys()].map((k) => [k, []]));
+    // Each target's windows, in round order: the CPU it used and the answers it gave.
+    const windows = new Map<string, Window[]>([...targets.keys()].map((k) => [k, []]));
     for (let round = 0; round < rounds; round++) {
       for (const [name, target] of targets) {
         const pids = target.pids();
         const before = readProcesses(pids)!.cpuMicros;
         const result = await load(target.url, window);
         const after = readProcesses(pids)!.cpuMicros;
-        perRequest.get(name)!.push((after - before) / result.requests);
-        cpuOf.get(name)!.push(after - before);
-        answersOf.get(name)!.push(result.requests);
-        served.set(name, (served.get(name) ?? 0) + result.requests);
+        windows.get(name)!.push({ cpu: after - before, answers: result.requests });
       }
       process.stdout.write('.');
     }
     process.stdout.write('\n');
-    // A window in which a proxy served nothing (starved by other processes on a shared VM) has
-    // no CPU per request: every target's reading of that round is dropped, and counted.
-    const finite = (i: number): boolean =>
-      [...perRequest.values()].every((cpu) => Number.isFinite(cpu[i]) && cpu[i]! > 0);
-    const kept = Array.from({ length: rounds }, (_, i) => i).filter(finite);
-    for (const [name, cpu] of perRequest)
-      perRequest.set(
-        name,
-        kept.map((i) => cpu[i]!),
-      );
+    // A window in which a proxy served nothing (starved by other processes on a shared VM), or
+    // used no measurable CPU, has no CPU per request: every target's reading of that round is
+    // dropped, and counted.
+    const kept = Array.from({ length: rounds }, (_, i) => i).filter((i) =>
+      [...windows.values()].every((w) => w[i]!.answers > 0 && w[i]!.cpu > 0),
+    );
+    const perRequest = new Map(
+      [...windows].map(([name, w]) => [name, kept.map((i) => w[i]!.cpu / w[i]!.answers)]),
+    );
     const ref = perRequest.get('reference')!;
     const line = (name: string): string => {
       const cpu = perRequest.get(name)!;
@@ -143,12 +144,19 @@ async function main(): Promise<void> {
       return `${name.padEnd(9)} ${median(cpu).toFixed(1)} µs/request, vs reference ${median(ratios).toFixed(3)}× (per-round ratios ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
     };
     // What one long run would read: all the CPU over all the answers of the windows kept.
-    const total = (name: string): number =>
-      kept.reduce((sum, i) => sum + cpuOf.get(name)![i]!, 0) /
-      kept.reduce((sum, i) => sum + answersOf.get(name)![i]!, 0);
+    const total = (name: string): number => {
+      const w = windows.get(name)!;
+      return (
+        kept.reduce((sum, i) => sum + w[i]!.cpu, 0) /
+        kept.reduce((sum, i) => sum + w[i]!.answers, 0)
+      );
+    };
     const totals = ['this', 'other']
       .map((name) => `${name} ${(total(name) / total('reference')).toFixed(3)}×`)
       .join(', ');
+    const served = [...windows].map(
+      ([name, w]) => `${name} ${w.reduce((sum, one) => sum + one.answers, 0)}`,
+    );
     const mine = perRequest.get('this')!;
     const theirs = perRequest.get('other')!;
     const ab = median(mine.map((v, i) => v / theirs[i]!));
@@ -163,7 +171,7 @@ async function main(): Promise<void> {
         line('other'),
         `this / other: ${ab.toFixed(3)}× (median of per-round ratios)`,
         `all windows' CPU over all their answers, vs reference: ${totals}`,
-        `requests served in rounds: ${[...served].map(([n, v]) => `${n} ${v}`).join(', ')}`,
+        `requests served in rounds: ${served.join(', ')}`,
         '',
       ].join('\n'),
     );
