@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { destination, pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { UsageError } from '../core/index.js';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -19,6 +20,9 @@ export function createLogger(env: NodeJS.ProcessEnv, stream?: NodeJS.WritableStr
   const options = { level, base: { pid: process.pid } };
   if (stream) return pino(options, stream);
   if (process.stdout.isTTY) {
+    // Required only for a terminal: a service's stdout is a pipe or a file, and pino-pretty's
+    // 31 modules would load into every serving process for nothing.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
     return pino(
       options,
       pretty({

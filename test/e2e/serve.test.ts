@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Connection } from '@solana/web3.js';
 import { createPublicClient, http } from 'viem';
 import { mainnet } from 'viem/chains';
 import { startMockNodes, type MockNode } from '../../src/mock/index.js';
-import { REPO_ROOT, runCli, startCli, type CliProcess } from '../support/cli-process.js';
+import { CLI_PATH, REPO_ROOT, runCli, startCli, type CliProcess } from '../support/cli-process.js';
 import { useE2eFixture } from '../support/e2e-fixture.js';
 
 const SOLANA_PRICES = path.join(REPO_ROOT, 'config/provider_config/solana.toml');
@@ -119,6 +120,56 @@ describe('cascade serve (spawned)', () => {
     expect(result.stderr).toContain('nodes[0].url');
     expect(result.stderr).toContain("RPS for node 'x' cannot be 0");
     expect(existsSync(path.join(dir, 'quotas.json'))).toBe(false);
+  });
+
+  it('serves without loading what only the demo, a terminal or other undici parts need', async () => {
+    // Every module the process loads, listed at exit: ES modules through a resolve hook, the
+    // CommonJS ones (undici, pino-pretty) from require's cache.
+    mocks.push(...(await startMockNodes([{ name: 'lean' }])));
+    const dir = tempDir();
+    const loaded = path.join(dir, 'loaded.txt');
+    const hook = path.join(dir, 'list-modules.mjs');
+    const resolveHook = [
+      "import { appendFileSync } from 'node:fs';",
+      'export async function resolve(specifier, context, next) {',
+      '  const found = await next(specifier, context);',
+      "  appendFileSync(process.env.LOADED_LIST, found.url + '\\n');",
+      '  return found;',
+      '}',
+    ].join('\n');
+    writeFileSync(
+      hook,
+      [
+        "import { appendFileSync } from 'node:fs';",
+        "import { createRequire, register } from 'node:module';",
+        `register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(resolveHook)}));`,
+        'const cache = createRequire(import.meta.url).cache;',
+        "process.on('exit', () => appendFileSync(process.env.LOADED_LIST, Object.keys(cache).join('\\n')));",
+      ].join('\n'),
+    );
+    const config = path.join(dir, 'config.toml');
+    writeFileSync(config, configFor(mocks));
+    const p = startCli(['serve', '--config', config], {
+      cwd: dir,
+      env: { E2E_SECRET: 'x', LOADED_LIST: loaded },
+      launcher: [process.execPath, '--import', pathToFileURL(hook).href, CLI_PATH],
+    });
+    processes.push(p);
+    const url = await serving(p);
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"getSlot"}',
+    });
+    expect(answer.status).toBe(200);
+    expect(await p.stop('SIGTERM')).toBe(0);
+    const modules = readFileSync(loaded, 'utf8');
+    // The list is real: the server's own modules and undici's client are in it.
+    expect(modules).toContain('/dist/core/http/server.js');
+    expect(modules).toMatch(/undici[\\/]lib[\\/]dispatcher[\\/]client\.js/);
+    expect(modules).not.toContain('/dist/mock/');
+    expect(modules).not.toMatch(/undici[\\/]index\.js/);
+    expect(modules).not.toContain('pino-pretty');
   });
 
   it('refuses to start when the port is taken, naming it', async () => {

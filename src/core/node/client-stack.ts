@@ -13,7 +13,8 @@
  * ('connectionError') is dropped, as undici's Pool does; one whose connection merely closed
  * reconnects on its next request.
  */
-import { Client, errors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Client, errors, type ClientOptions } from './undici-client.js';
 
 /** A request waiting for a client (only when every one of `max` clients is busy). */
 interface Waiting {
@@ -30,7 +31,7 @@ export class ClientStack {
   #flushed: (() => void) | undefined = undefined;
   constructor(
     private readonly origin: string,
-    private readonly options: Client.Options,
+    private readonly options: ClientOptions,
     /** Most clients (connections) at once; at least 1. */
     private readonly max: number,
   ) {}

@@ -6,7 +6,8 @@
  * headers and body; failures are values. A large 2xx answer whose first member is `result` is
  * handed over as a stream instead of being buffered.
  */
-import { Client, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Client, type ClientOptions } from './undici-client.js';
 import { AttemptHandler, type HandlerTransport } from './attempt-handler.js';
 import { ClientStack } from './client-stack.js';
 import type { AttemptCallback, AttemptControl, ForwardHeaders } from './attempt-response.js';
@@ -45,7 +46,7 @@ export class HttpTransport implements HandlerTransport {
     this.#headers = nodeRequestHeaders(parsed, options.headers);
     this.#options = options;
     this.deadlines = options.deadlines;
-    const connection: Client.Options = {
+    const connection: ClientOptions = {
       pipelining: 1,
       // Applies when the upstream gives no Keep-Alive hint, and caps a longer hint.
       keepAliveTimeout: options.keepAliveMs,
