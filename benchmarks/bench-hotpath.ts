@@ -4,11 +4,12 @@
  * the same cascade with a client key in the path (hotpath-keyed.ts) and nginx (when installed),
  * in one run of about two and a half minutes. Run from the repository root:
  *
- *     npm run bench:hotpath [-- --duration 5 --warm-up 2 --crowd-warm-up 3 --rate 2000
+ *     npm run bench:hotpath [-- --duration 5 --cpu-windows 15 --warm-up 2 --crowd-warm-up 3 --rate 2000
  *                              --no-wrk --no-nginx]
  *     npm run bench:hotpath -- --profile /tmp/prof   # reference, cascade, keyed under (a), --cpu-prof
  *
- * Scenarios (hotpath-runner.ts measures them in interleaved 1 s windows):
+ * Scenarios (hotpath-runner.ts measures them in interleaved 1 s windows: --cpu-windows of them
+ * per target in (a), --duration in (b) and (c); (d) is one window of --duration seconds):
  *   (a) 50 connections closed loop, mock delay 0 → req/s, p50/p99, proxy CPU µs/request
  *       (/proc/<pid>/stat utime+stime), peak RSS (VmHWM)
  *   (b) 1 connection closed loop → p50/p99 and the latency added over direct
@@ -54,6 +55,7 @@ function options(): Options {
   const { values } = parseArgs({
     options: {
       duration: { type: 'string', default: '5' },
+      'cpu-windows': { type: 'string', default: '15' },
       'warm-up': { type: 'string', default: '2' },
       'crowd-warm-up': { type: 'string', default: '3' },
       rate: { type: 'string', default: '2000' },
@@ -62,17 +64,22 @@ function options(): Options {
       profile: { type: 'string' },
     },
   });
-  // Windows are whole seconds (wrk's -d takes no fractions).
-  const seconds = (flag: string, value: string): number => {
+  // Windows are whole seconds (wrk's -d takes no fractions), and counted in whole windows.
+  const whole = (flag: string, value: string, what: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 1)
-      throw new RangeError(`--${flag} ${value}: whole seconds ≥ 1`);
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`--${flag} ${value}: ${what}`);
     return n;
   };
+  const seconds = (flag: string, value: string): number => whole(flag, value, 'whole seconds ≥ 1');
   const rate = Number(values.rate);
   if (!Number.isFinite(rate) || rate <= 0) throw new RangeError(`--rate ${values.rate}: > 0`);
   return {
     durationS: seconds('duration', values.duration),
+    cpuWindows: whole(
+      'cpu-windows',
+      values['cpu-windows'],
+      'a whole number of windows ≥ 1 (e.g. 15)',
+    ),
     warmUpS: seconds('warm-up', values['warm-up']),
     crowdWarmUpS: seconds('crowd-warm-up', values['crowd-warm-up']),
     rate,
@@ -133,7 +140,7 @@ function report(results: Results, opts: Options, info: Machine, elapsedS: number
     '',
     `${info.nproc} × ${info.cpu}, Node ${info.node}, ${info.kernel}; ${info.placement}. ` +
       `Closed loop: ${tool}; fixed rate: open-loop undici client (1 ms ticks). Each figure is ` +
-      `the median of ${opts.durationS} interleaved 1 s windows per target (range in brackets), ` +
+      `the median of ${opts.durationS} interleaved 1 s windows per target (${opts.cpuWindows} in (a)), range in brackets, ` +
       `after ${opts.warmUpS} s of warm-up per target (${opts.crowdWarmUpS} s before (d)). Body: getBalance in the member order viem, ethers, kit and curl send it ` +
       `(${BODY.length} B). cascade: config/balancer_config/hotpath.toml (6 mocks in 3 tiers, ` +
       `real price lists, metered, metrics on); keyed: the same cascade with require_key and one ` +
@@ -169,6 +176,7 @@ function report(results: Results, opts: Options, info: Machine, elapsedS: number
     setup: {
       body: BODY,
       duration_s: opts.durationS,
+      cpu_windows: opts.cpuWindows,
       window_s: 1,
       warm_up_s: opts.warmUpS,
       crowd_warm_up_s: opts.crowdWarmUpS,

@@ -1,8 +1,8 @@
 /**
  * Runs the hot-path scenarios. All targets of a phase are started fresh together (each proxy
  * pinned to the proxy CPU, idle unless loaded), warmed up, then measured in 1 s windows taking
- * turns — direct, reference, cascade, nginx, direct, … — so slow spells of a shared machine
- * spread over every target instead of spoiling one. Phase 1 (mock delay 0) runs (a), (b) and
+ * turns — direct, cascade, reference, keyed, nginx, then back: nginx, keyed, … (turnOrder) —
+ * so slow spells of a shared machine spread over every target instead of spoiling one. Phase 1 (mock delay 0) runs (a), (b) and
  * (c); phase 2 (delay 5 ms, targets started fresh again so peak RSS is theirs) runs (d), one
  * full-length window per target.
  */
@@ -30,8 +30,14 @@ import {
 
 /** What to run. */
 export interface RunnerOptions {
-  /** Seconds measured per target and scenario (that many 1 s windows). */
+  /** Seconds measured per target in (b), (c) and (d) (that many 1 s windows in (b) and (c)). */
   readonly durationS: number;
+  /**
+   * 1 s windows per target in (a), the CPU-per-request scenario: more than the others, since
+   * its ratio is judged against a limit 10% away and one window on a shared host can be off
+   * by 30%.
+   */
+  readonly cpuWindows: number;
   /** Warm-up per target before phase 1 (delay 0). */
   readonly warmUpS: number;
   /** Warm-up per fresh target before (d): Node servers take seconds to settle at 200 connections. */
@@ -56,6 +62,26 @@ interface CpuSnapshot {
 }
 
 type Targets = Map<TargetName, Target>;
+
+/**
+ * Where each target takes its turn in a round: the reference between the two cascades, so
+ * both per-round ratios the CPU targets judge pair neighbouring windows (a shared host's speed
+ * drifts within seconds); every other round runs backwards, so a host that speeds up or slows
+ * down through a round favours no target.
+ */
+const TURN: Record<TargetName, number> = {
+  direct: 0,
+  cascade: 1,
+  reference: 2,
+  keyed: 3,
+  nginx: 4,
+};
+
+/** The targets `names` in the order they take turns in round `round` (0-based). */
+export function turnOrder(names: readonly TargetName[], round: number): TargetName[] {
+  const order = [...names].sort((a, b) => TURN[a] - TURN[b]);
+  return round % 2 === 0 ? order : order.reverse();
+}
 
 /** VmHWM of a target's processes in bytes; undefined for direct (nothing of its own to measure). */
 function peakRss(target: Target): number | undefined {
@@ -178,7 +204,8 @@ export class HotpathRunner {
   ): Promise<Map<TargetName, Window[]>> {
     const windows = new Map<TargetName, Window[]>([...targets.keys()].map((n) => [n, []]));
     for (let i = 0; i < rounds; i++) {
-      for (const [name, target] of targets) {
+      for (const name of turnOrder([...targets.keys()], i)) {
+        const target = targets.get(name)!;
         windows.get(name)!.push(await this.measure(target, () => load(target, name)));
       }
     }
@@ -198,7 +225,11 @@ export class HotpathRunner {
         await this.closedLoop(target.url, 50, this.opts.warmUpS);
       }
       log('(a) 50 connections');
-      const a = await this.#interleave(targets, (t) => this.closedLoop(t.url, 50, WINDOW_S));
+      const a = await this.#interleave(
+        targets,
+        (t) => this.closedLoop(t.url, 50, WINDOW_S),
+        this.opts.cpuWindows,
+      );
       for (const [name, windows] of a) {
         const scenario = summarise(windows);
         scenario.peakRssBytes = peakRss(targets.get(name)!);
