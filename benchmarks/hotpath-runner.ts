@@ -2,9 +2,9 @@
  * Runs the hot-path scenarios. All targets of a phase are started fresh together (each proxy
  * pinned to the proxy CPU, idle unless loaded), warmed up, then measured in 1 s windows taking
  * turns — direct, cascade, reference, keyed, nginx, then back: nginx, keyed, … (turnOrder) —
- * so slow spells of a shared machine spread over every target instead of spoiling one. Phase 1 (mock delay 0) runs (a), (b) and
- * (c); phase 2 (delay 5 ms, targets started fresh again so peak RSS is theirs) runs (d), one
- * full-length window per target.
+ * so slow spells of a shared machine spread over every target instead of spoiling one.
+ * Phase 1 (mock delay 0) runs (a), (b) and (c); phase 2 (delay 5 ms, targets started fresh
+ * again so peak RSS is theirs) runs (d), one full-length window per target.
  */
 import { runAutocannon, type LoadResult } from './hotpath-load.js';
 import { LoadClient } from './hotpath-load-client.js';
