@@ -13,7 +13,8 @@
  * Each cascade reads its own checkout's hotpath.toml (or the one `--config` file), as in
  * bench:hotpath-ab. `--runs` repeats the measurement on fresh processes (interleaved) and
  * prints every reading and their median; `--keep DIR` keeps the callgrind dumps for
- * callgrind_annotate (native frames only: V8's JIT code is not symbolized) and each cascade's
+ * callgrind_annotate (native frames only: V8's JIT code is not symbolized; with `--functions`,
+ * node's perf map of the JIT code is kept beside them as perf-NAME-RUN.map) and each cascade's
  * stdout; `--node-flag` passes a flag to node (e.g. `--node-flag=--trace-opt`); `--this DIR`
  * measures another built checkout in place of this one; `--keyed` loads each cascade as
  * bench:hotpath's keyed target (require_key and one key, presented in the URL path; the
@@ -28,7 +29,7 @@
  * what a request costs the proxy process (node:http, undici, cascade, GC), not the client or
  * the mocks; it is not time — memory stalls and syscalls' kernel side are not in it.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -269,6 +270,10 @@ async function countOnce(
     if (target !== undefined) {
       cleanups.delete(target.stop);
       await target.stop();
+      if (perfMapped && o.keep !== undefined) {
+        // Kept beside the dumps: their JIT addresses mean nothing without it.
+        copyFileSync(perfMapOf(target.pid), path.join(o.keep, `perf-${name}-${run}.map`));
+      }
       if (perfMapped) rmSync(perfMapOf(target.pid), { force: true });
     }
   }
