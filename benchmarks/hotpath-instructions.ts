@@ -29,7 +29,15 @@
  * what a request costs the proxy process (node:http, undici, cascade, GC), not the client or
  * the mocks; it is not time — memory stalls and syscalls' kernel side are not in it.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -270,7 +278,7 @@ async function countOnce(
     if (target !== undefined) {
       cleanups.delete(target.stop);
       await target.stop();
-      if (perfMapped && o.keep !== undefined) {
+      if (perfMapped && o.keep !== undefined && existsSync(perfMapOf(target.pid))) {
         // Kept beside the dumps: their JIT addresses mean nothing without it.
         copyFileSync(perfMapOf(target.pid), path.join(o.keep, `perf-${name}-${run}.map`));
       }
