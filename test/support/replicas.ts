@@ -46,6 +46,13 @@ export interface ReplicaOptions {
   readonly accounts?: readonly AccountConfig[];
 }
 
+/**
+ * Deadlines for replicas in front of a single node: an attempt past the harness's 500 ms has
+ * nothing to fall back on and the call ends 502 — seen in full CI runs with replicas, Redis and
+ * the mock sharing two busy cores. For tests about shared state, not about deadlines.
+ */
+export const UNHURRIED_DEADLINES = { requestTimeoutMs: 30_000, attemptTimeoutMs: 15_000 };
+
 /** Starts one replica on a free port. */
 export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const cluster: ClusterConfig = {
