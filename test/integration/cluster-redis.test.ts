@@ -9,7 +9,7 @@ import { clientKey, keysOf } from '../support/client-keys.js';
 import { nodeConfig, priceList } from '../support/node-config.js';
 import { rpc } from '../support/proxy-harness.js';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.js';
-import { UNHURRIED_DEADLINES, startReplica, type Replica } from '../support/replicas.js';
+import { startReplica, type Replica } from '../support/replicas.js';
 
 const missing = redisUnavailable();
 let redis: RedisServer | undefined;
@@ -58,8 +58,6 @@ async function fleet(
         nodes: [config],
         prefix,
         clock,
-        // One node: these tests are about shared usage and limits, not deadlines.
-        server: UNHURRIED_DEADLINES,
         ...(keys ? { keys } : {}),
       }),
     );

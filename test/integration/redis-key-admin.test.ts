@@ -18,7 +18,7 @@ import { startMockNodes, type MockNode } from '../../src/mock/index.js';
 import { clientKey, keysOf } from '../support/client-keys.js';
 import { nodeConfig, priceList } from '../support/node-config.js';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.js';
-import { UNHURRIED_DEADLINES, startReplica, type Replica } from '../support/replicas.js';
+import { startReplica, type Replica } from '../support/replicas.js';
 
 const missing = redisUnavailable();
 const WEB = 'ck_admin_web_0123456789abcdefghijkl';
@@ -26,8 +26,6 @@ const OPS = 'ck_admin_ops_0123456789abcdefghijkl';
 const KEYS = keysOf(clientKey('web', WEB, { monthlyCredits: 1000 }), clientKey('ops', OPS));
 /** Long enough for a busy machine to run a few 50 ms syncs; the exact bound is shown in redis-key-overrides.test.ts. */
 const POLL = { timeout: 10_000, interval: 20 };
-/** The one node's deadlines: these tests check the keys, not deadlines. */
-const DEADLINES = UNHURRIED_DEADLINES;
 
 let redis: RedisServer | undefined;
 let mocks: MockNode[] = [];
@@ -66,7 +64,7 @@ async function start(count: number): Promise<Replica[]> {
       ],
       prefix: `ka${prefixCount}`,
       keys: KEYS,
-      server: { adminPort: 0, requireKey: true, ...DEADLINES },
+      server: { adminPort: 0, requireKey: true },
     });
     replicas.push(replica);
     started.push(replica);

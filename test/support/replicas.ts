@@ -47,11 +47,12 @@ export interface ReplicaOptions {
 }
 
 /**
- * Deadlines for replicas in front of a single node: an attempt past the harness's 500 ms has
- * nothing to fall back on and the call ends 502 — seen in full CI runs with replicas, Redis and
- * the mock sharing two busy cores. For tests about shared state, not about deadlines.
+ * Every replica's deadlines unless a test sets its own: replica tests run one node, where an
+ * attempt past the harness's 500 ms has nothing to fall back on and the call ends 502 — seen in
+ * full CI runs with replicas, Redis and the mock sharing two busy cores. They test shared state,
+ * not deadlines.
  */
-export const UNHURRIED_DEADLINES = { requestTimeoutMs: 30_000, attemptTimeoutMs: 15_000 };
+const UNHURRIED_DEADLINES = { requestTimeoutMs: 30_000, attemptTimeoutMs: 15_000 };
 
 /** Starts one replica on a free port. */
 export async function startReplica(options: ReplicaOptions): Promise<Replica> {
@@ -69,7 +70,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   };
   const config: Config = {
     path: '/test/config.toml',
-    server: serverConfig({ enableMetrics: true, ...options.server }),
+    server: serverConfig({ enableMetrics: true, ...UNHURRIED_DEADLINES, ...options.server }),
     nodes: options.nodes,
     cluster,
     ...(options.keys ? { keys: options.keys } : {}),
