@@ -144,9 +144,9 @@ function report(results: Results, opts: Options, info: Machine, elapsedS: number
       `(${opts.cpuWindows} in (a); (d) is one ${opts.durationS} s window per target), ` +
       `range in brackets, after ${opts.warmUpS} s of warm-up per target ` +
       `(${opts.crowdWarmUpS} s before (d)). Body: getBalance in the member order viem, ethers, ` +
-      `kit and curl send it ` +
-      `(${BODY.length} B). cascade: config/balancer_config/hotpath.toml (6 mocks in 3 tiers, ` +
-      `real price lists, metered, metrics on); keyed: the same cascade with require_key and one ` +
+      `kit and curl send it (${BODY.length} B). cascade: config/balancer_config/hotpath.toml ` +
+      `(6 mocks in 3 tiers, real price lists, metered, metrics on); keyed: the same cascade ` +
+      `with require_key and one ` +
       `[[keys]] entry, the key in the URL path; reference and nginx round-robin over the tier-0 ` +
       `mocks cascade uses; direct = one mock.`,
     '',
