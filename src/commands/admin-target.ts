@@ -30,7 +30,7 @@ function configIfAny(options: AdminTargetOptions, io: CommandIo): Config | undef
   const source = configSource(options.config, io);
   const named = options.config !== undefined || Boolean(io.env.CONFIG_PATH);
   if (!named && !existsSync(resolveConfigPath(source))) return undefined;
-  return loadOrFail(source, io, 'nothing was asked');
+  return loadOrFail({ ...source, keySecretsOptional: true }, io, 'nothing was asked');
 }
 
 /** Resolves the admin listener to talk to. */

@@ -28,11 +28,13 @@ export function lockTarget(config: Config, adminPort: number): AdminTarget {
 export function keyRowsFromFile(config: Config, snapshot: QuotaSnapshot): KeyRow[] {
   const today = utcDay(new Date());
   return (config.keys?.keys ?? []).map((key) => {
-    const start = periodStart(today, key.resetDay);
     const entry = snapshot.get(`${KEY_USAGE_PREFIX}${key.name}`);
+    // A saved period starting on or after the current one is still in force (the rollover's rule).
+    const current = entry !== undefined && entry.periodStart >= periodStart(today, key.resetDay);
+    const start = current ? entry.periodStart : periodStart(today, key.resetDay);
     return {
       name: key.name,
-      used: entry !== undefined && entry.periodStart === start ? entry.used : 0,
+      used: current ? entry.used : 0,
       budget: key.monthlyCredits ?? null,
       reset_day: key.resetDay,
       period_start: start,

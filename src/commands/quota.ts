@@ -56,7 +56,8 @@ type Source =
 
 function loadOrFail(options: QuotaOptions, io: CommandIo): { config: Config; quotasPath: string } {
   loadDotEnv(io.cwd, io.env);
-  const config = loadConfigOrFail(configSource(options.config, io), io, 'nothing was read');
+  const source = { ...configSource(options.config, io), keySecretsOptional: true };
+  const config = loadConfigOrFail(source, io, 'nothing was read');
   return { config, quotasPath: path.resolve(io.cwd, options.quotas ?? config.server.quotasPath) };
 }
 
@@ -226,6 +227,14 @@ async function resetKeys(
     throw new UsageError(
       `a cascade server (pid ${lock.pid}) is using ${quotasPath} without an admin listener here; its next flush would undo a reset of the file`,
       'set server.admin_port and restart it (resets then go through the server), or stop it first',
+    );
+  // Every name is checked before anything is reset: a typo must not leave half the list done.
+  const known = (config.keys?.keys ?? []).map((key) => key.name);
+  const unknown = [...new Set(options.key)].filter((name) => !known.includes(name));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `unknown key(s): ${unknown.join(', ')}; nothing was reset`,
+      `known keys: ${known.join(', ') || 'none'} (--key takes every name after it: put node names first)`,
     );
   const rows: KeyRow[] = [];
   for (const name of new Set(options.key)) {

@@ -77,6 +77,8 @@ export function readKey(
   file: string,
   env: NodeJS.ProcessEnv,
   problems: ProblemList,
+  /** Operator commands: an unset `key_env` variable is fine (key-secret.ts readSecret). */
+  secretsOptional = false,
 ): ClientKeyConfig | undefined {
   const before = problems.errors.length;
   const r = new FieldReader(entry, file, at, problems);
@@ -89,7 +91,7 @@ export function readKey(
       'letters, digits, ".", "_" and "-", at most 64, starting with a letter or digit',
     );
   }
-  const sha256 = readSecret(r, entry, file, at, env, problems);
+  const sha256 = readSecret(r, entry, file, at, env, problems, secretsOptional);
   r.accept('methods');
   const methodsHint = 'globs, e.g. methods = ["get*", "!getProgramAccounts"] ("!" denies)';
   const methods = stringList(entry.methods, file, `${at}.methods`, problems, methodsHint);

@@ -27,9 +27,13 @@ export function checkKeyExposure(
   keys: KeysConfig | undefined,
   file: string,
   problems: ProblemList,
+  /** `[[keys]]` entries written in the config, counting those whose problems dropped them. */
+  declared = keys?.keys.length ?? 0,
 ): void {
   const requireKey = server.requireKey === true;
-  if (requireKey && (keys === undefined || keys.keys.length === 0) && keys?.file === undefined) {
+  const none = (keys === undefined || keys.keys.length === 0) && declared === 0;
+  // Entries that failed to load have their own problems listed: no second, wrong one here.
+  if (requireKey && none && keys?.file === undefined) {
     problems.error(
       file,
       'server.require_key',

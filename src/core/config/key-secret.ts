@@ -41,7 +41,16 @@ export function keyHash(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-/** The hash of a `[[keys]]` entry's secret, or undefined (with the problem listed). */
+/**
+ * What an entry's hash is when its `key_env` variable is not set and secrets are optional (an
+ * operator command: it names keys, never matches one).
+ */
+export const UNRESOLVED_SECRET = '';
+
+/**
+ * The hash of a `[[keys]]` entry's secret, or undefined (with the problem listed). With
+ * `secretsOptional`, a `key_env` variable that is not set is no problem: UNRESOLVED_SECRET.
+ */
 export function readSecret(
   r: FieldReader,
   entry: Table,
@@ -49,6 +58,7 @@ export function readSecret(
   at: string,
   env: NodeJS.ProcessEnv,
   problems: ProblemList,
+  secretsOptional = false,
 ): string | undefined {
   const hashed = r.string('key_sha256', false);
   const variable = r.string('key_env', false);
@@ -67,6 +77,7 @@ export function readSecret(
   }
   if (variable !== undefined) {
     const key = env[variable];
+    if ((key === undefined || key === '') && secretsOptional) return UNRESOLVED_SECRET;
     if (key === undefined || key === '') {
       problems.error(
         file,

@@ -1,8 +1,9 @@
 /** loadConfig: `[[keys]]`, `keys_file` and `[server] require_key` (issue 27). */
 import { describe, expect, it } from 'vitest';
 import { balancerToml } from '../../../test/support/config-files.js';
-import { onlyAt, useConfigDir } from '../../../test/support/config-loading.js';
+import { onlyAt, paths, useConfigDir } from '../../../test/support/config-loading.js';
 import type { TomlFields } from '../../../test/support/toml.js';
+import { loadConfig } from './load-config.js';
 import { keyHash } from './keys-section.js';
 
 const { load, temp } = useConfigDir();
@@ -141,6 +142,45 @@ key_env = "BACKEND_KEY"
     });
     const missing = load(`keys_file = "nope.toml"\n${base()}`);
     expect(missing.errors[0]?.message).toBe('keys file not found');
+  });
+});
+
+describe('loadConfig: what problems across keys name', () => {
+  it('names the keys file and the entry for a name used twice there', () => {
+    temp.write({
+      'keys.toml': `[[keys]]\nname = "f"\nkey_sha256 = "${HASH}"\n\n[[keys]]\nname = "f"\nkey_sha256 = "${keyHash(KEY + 'x')}"\n`,
+    });
+    const result = load(`keys_file = "keys.toml"\n${base()}`);
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        file: temp.path('keys.toml'),
+        path: 'keys[1].name',
+        message: "two keys share the name 'f'",
+      }),
+    ]);
+  });
+
+  it('says only what is wrong when require_key has keys whose secrets are missing', () => {
+    const text = `${base({ require_key: true })}\n[[keys]]\nname = "a"\nkey_env = "A_KEY"\n[[keys]]\nname = "b"\nkey_env = "B_KEY"\n`;
+    const result = load(text);
+    expect(paths(result.errors)).toEqual(['keys[0].key_env', 'keys[1].key_env']);
+  });
+
+  it('loads keys whose key_env is unset for operator commands, which only name them', () => {
+    load(
+      `${base({ require_key: true })}\n[[keys]]\nname = "a"\nkey_env = "A_KEY"\n[[keys]]\nname = "b"\nkey_env = "B_KEY"\nmonthly_credits = 9\n`,
+    );
+    const result = loadConfig({
+      cwd: temp.dir,
+      configPath: 'config.toml',
+      env: {},
+      keySecretsOptional: true,
+    });
+    expect(result.errors).toEqual([]);
+    expect(result.config?.keys?.keys.map((key) => [key.name, key.monthlyCredits])).toEqual([
+      ['a', undefined],
+      ['b', 9],
+    ]);
   });
 });
 

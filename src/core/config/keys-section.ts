@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { readKey } from './key-entry.js';
+import { UNRESOLVED_SECRET } from './key-secret.js';
 import type { ClientKeyConfig, KeysConfig } from './key-types.js';
 import type { ProblemList } from './problem-list.js';
 import { describeType, isTable, type Table } from './toml-fields.js';
@@ -15,12 +16,25 @@ import { describeType, isTable, type Table } from './toml-fields.js';
 export { KEY_NAME_PATTERN } from './key-entry.js';
 export { MIN_KEY_LENGTH, keyHash } from './key-secret.js';
 
+/** A key as read, and where it was written (problems across entries name that place). */
+interface ReadKey {
+  readonly key: ClientKeyConfig;
+  readonly file: string;
+  readonly at: string;
+}
+
+/** How the entries' secrets are read: from `env`; optional for operator commands. */
+interface SecretSource {
+  readonly env: NodeJS.ProcessEnv;
+  readonly optional: boolean;
+}
+
 function readKeyList(
   value: unknown,
   file: string,
-  env: NodeJS.ProcessEnv,
+  secrets: SecretSource,
   problems: ProblemList,
-): ClientKeyConfig[] {
+): ReadKey[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
     problems.error(
@@ -31,7 +45,7 @@ function readKeyList(
     );
     return [];
   }
-  const keys: ClientKeyConfig[] = [];
+  const keys: ReadKey[] = [];
   value.forEach((entry: unknown, index) => {
     if (!isTable(entry)) {
       problems.error(
@@ -42,17 +56,14 @@ function readKeyList(
       );
       return;
     }
-    const key = readKey(entry, `keys[${index}]`, file, env, problems);
-    if (key !== undefined) keys.push(key);
+    const at = `keys[${index}]`;
+    const key = readKey(entry, at, file, secrets.env, problems, secrets.optional);
+    if (key !== undefined) keys.push({ key, file, at });
   });
   return keys;
 }
 
-function readKeysFile(
-  file: string,
-  env: NodeJS.ProcessEnv,
-  problems: ProblemList,
-): ClientKeyConfig[] {
+function readKeysFile(file: string, secrets: SecretSource, problems: ProblemList): ReadKey[] {
   let doc: Table;
   try {
     doc = parse(readFileSync(file, 'utf8'));
@@ -69,7 +80,7 @@ function readKeysFile(
     if (key !== 'keys')
       problems.error(file, key, 'unknown key', 'a keys file holds [[keys]] tables only');
   }
-  return readKeyList(doc.keys, file, env, problems);
+  return readKeyList(doc.keys, file, secrets, problems);
 }
 
 /**
@@ -81,9 +92,12 @@ export function readKeysSection(
   file: string,
   env: NodeJS.ProcessEnv,
   problems: ProblemList,
+  /** Operator commands: a `key_env` variable not set in their shell is fine. */
+  secretsOptional = false,
 ): KeysConfig | undefined {
   if (doc.keys === undefined && doc.keys_file === undefined) return undefined;
-  const keys = readKeyList(doc.keys, file, env, problems);
+  const secrets: SecretSource = { env, optional: secretsOptional };
+  const keys = readKeyList(doc.keys, file, secrets, problems);
   let keysFile: string | undefined;
   if (doc.keys_file !== undefined) {
     if (typeof doc.keys_file !== 'string' || doc.keys_file.trim() === '') {
@@ -95,29 +109,30 @@ export function readKeysSection(
       );
     } else {
       keysFile = path.resolve(path.dirname(file), doc.keys_file);
-      keys.push(...readKeysFile(keysFile, env, problems));
+      keys.push(...readKeysFile(keysFile, secrets, problems));
     }
   }
   const names = new Set<string>();
   const hashes = new Map<string, string>();
-  for (const key of keys) {
+  for (const { key, file: where, at } of keys) {
     if (names.has(key.name))
       problems.error(
-        file,
-        'keys',
+        where,
+        `${at}.name`,
         `two keys share the name '${key.name}'`,
         'key names must be unique; usage and metrics are keyed by them',
       );
     names.add(key.name);
+    if (key.sha256 === UNRESOLVED_SECRET) continue;
     const other = hashes.get(key.sha256);
     if (other !== undefined)
       problems.error(
-        file,
-        'keys',
+        where,
+        at,
         `keys '${other}' and '${key.name}' have the same secret`,
         'give each client its own key (cascade key new NAME)',
       );
     hashes.set(key.sha256, key.name);
   }
-  return { keys, file: keysFile };
+  return { keys: keys.map((read) => read.key), file: keysFile };
 }

@@ -51,6 +51,11 @@ export interface LoadConfigOptions {
   readonly cwd?: string;
   /** Method ids persist across reloads: pass the running server's registry. */
   readonly registry?: MethodRegistry;
+  /**
+   * Operator commands (`key`, `quota`, `node`, `status`) name keys and never match one: a
+   * `key_env` variable unset in their shell is then no problem (the server has it).
+   */
+  readonly keySecretsOptional?: boolean;
 }
 
 /** The config path by precedence: --config, then CONFIG_PATH, then the default. */
@@ -112,6 +117,11 @@ function readDocument(file: string, problems: ProblemList): Record<string, unkno
   }
 }
 
+/** How many `[[keys]]` entries the config itself writes, read or not. */
+function declaredKeys(doc: Record<string, unknown>): number {
+  return Array.isArray(doc.keys) ? doc.keys.length : 0;
+}
+
 /** Loads and validates the balancer config and every price list it names. */
 export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
   const env = options.env ?? process.env;
@@ -141,8 +151,8 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadResult {
   const server = readServerSection(doc, file, problems, env);
   const cluster = readClusterSection(doc, file, env, problems);
   const cache = readCacheSection(doc, file, problems);
-  const keys = readKeysSection(doc, file, env, problems);
-  if (server) checkKeyExposure(server, keys, file, problems);
+  const keys = readKeysSection(doc, file, env, problems, options.keySecretsOptional === true);
+  if (server) checkKeyExposure(server, keys, file, problems, declaredKeys(doc));
   const accounts = readAccountsSection(doc, file, problems);
   const ctx: NodeListContext = { file, env, cwd, registry, priceLists: new Map() };
   const topRouting = (list: ProblemList) => readRoutingSection(doc, file, registry, list);

@@ -61,6 +61,31 @@ describe('KeyState', () => {
     expect(state.used).toBe(1);
   });
 
+  it('keeps its usage when a moved reset_day makes the current period start earlier', () => {
+    const wall = Date.parse('2026-12-07T12:00:00Z');
+    const before = clientKey('k', KEY, { monthlyCredits: 10, resetDay: 5 });
+    const state = new KeyState(before, 0, () => wall);
+    state.settle(0, 3);
+    expect(state.usage()).toEqual({ used: 3, periodStart: '2026-12-05' });
+    // reset_day 5 -> 15 on the 7th: the period by the new day began on 2026-11-15, before the
+    // one in force; as for nodes, nothing resets until the next reset day comes.
+    state.reconfigure(clientKey('k', KEY, { monthlyCredits: 10, resetDay: 15 }), 0);
+    expect(state.usage()).toEqual({ used: 3, periodStart: '2026-12-05' });
+    expect(state.nextResetDay()).toBe('2026-12-15');
+    // A restart with the new day reads the saved period the same way.
+    const restarted = new KeyState(
+      clientKey('k', KEY, { monthlyCredits: 10, resetDay: 15 }),
+      0,
+      () => wall,
+    );
+    restarted.restore({ used: 3, periodStart: '2026-12-05' });
+    expect(restarted.usage()).toEqual({ used: 3, periodStart: '2026-12-05' });
+    // An older saved period (one that has ended) is not restored.
+    const later = new KeyState(before, 0, () => wall);
+    later.restore({ used: 3, periodStart: '2026-11-05' });
+    expect(later.usage()).toEqual({ used: 0, periodStart: '2026-12-05' });
+  });
+
   it('applies methods, origins and per-IP rates in that order', () => {
     const config = clientKey('k', KEY, {
       allow: ['get*'],

@@ -204,10 +204,16 @@ export class KeyState {
     return { used: this.used, periodStart: this.periodStart };
   }
 
-  /** Restores saved usage when it belongs to the current period (else it starts at 0). */
+  /**
+   * Restores saved usage unless its period has ended (then it starts at 0), by the nodes' rule:
+   * a saved period that starts on or after the current one (the same period, or a reset_day
+   * moved since, or a clock gone back) keeps its usage and its start.
+   */
   restore(saved: KeyUsage): void {
     this.#rollPeriod();
-    if (saved.periodStart === this.periodStart) this.#used = saved.used;
+    if (saved.periodStart < this.periodStart) return;
+    this.#used = saved.used;
+    this.periodStart = saved.periodStart;
   }
 
   /** Zeroes the period's usage (`cascade quota reset --key`; shared usage: see ClientKeys). */
@@ -231,7 +237,9 @@ export class KeyState {
     const wall = this.wallNow();
     if (wall < this.#periodEndsAt) return;
     const start = periodStart(new Date(wall), this.config.resetDay);
-    if (start !== this.periodStart) {
+    // Only a later period starts the budget over (as for nodes): a reset_day moved so that the
+    // current period began before the one in force keeps its usage until the next reset.
+    if (start > this.periodStart) {
       // Calls in flight keep their reservations; they settle into the new period.
       // (Shared usage rolls over in the ledger, as nodes' does.)
       this.#used = this.reservedNow;

@@ -118,8 +118,9 @@ export class QuotaFlusher {
       const kept = this.#aside.get(node.name);
       if (kept !== undefined) {
         this.#aside.delete(node.name);
-        // Back in the period it spent in: it carries on from there (no budget starts over).
-        if (kept.periodStart === periodStartOf(today, node.resetDay))
+        // Back within the period it spent in (a saved period that starts on or after the
+        // current one, as the rollover reads markers): it carries on from there.
+        if (kept.periodStart >= periodStartOf(today, node.resetDay))
           this.#ledger.restore(node.name, kept);
       }
       const periodStart = assignMarker(this.#ledger, node, today);
