@@ -118,6 +118,14 @@ describe('refusals touch no node', () => {
     expect(batch.json).toHaveLength(2);
     const wrongBatch = await post(`${url}/${WRONG}`, [call('getSlot', 3)]);
     expect(wrongBatch.json).toMatchObject([{ id: 3, error: { code: -32001 } }]);
+    // Over [server] max_batch_size: one 400, sized before the key check (no error per element).
+    const huge = Array.from({ length: 101 }, (_, i) => call('getSlot', i));
+    for (const at of [url, `${url}/${WRONG}`]) {
+      const over = await post(at, huge);
+      expect(over.status).toBe(400);
+      expect(over.json).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(over.json.error.message).toContain('server.max_batch_size');
+    }
     // Only notifications: nothing is owed per element; the refusal still says why.
     const quiet = await post(url, [notification()]);
     expect(quiet.status).toBe(401);
@@ -266,6 +274,12 @@ describe('refusals touch no node', () => {
     const other = await post(at, call('getSlot'), { origin: 'https://evil.example' });
     expect(other.status).toBe(403);
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    // A mistyped (or revoked) key from a page that may call here: the page reads why.
+    const typo = await post(`${ws.harness.url}/${WRONG}`, call('getSlot'), {
+      origin: 'https://app.example',
+    });
+    expect(typo.status).toBe(401);
+    expect(typo.headers.get('access-control-allow-origin')).toBe('https://app.example');
     await expect(
       WsTestClient.open(`${ws.harness.wsUrl}/${KEY}`, { origin: 'https://evil.example' }),
     ).rejects.toThrow('HTTP 403');

@@ -206,6 +206,52 @@ describe('guards of heavy reads per key', () => {
   );
 });
 
+describe('the access log of key refusals', () => {
+  it('names the node asked, and what the client got, for a refusal before and after routing', async () => {
+    await ws.start([{ name: 'a', prices: { getSlot: 2 }, mock: { responseBytes: 5_000 } }], {
+      keys: keysOf(
+        key({ maxAnswerBytes: 1_000 }),
+        clientKey('budgeted', `${KEY}x`, { monthlyCredits: 2 }),
+      ),
+      accessLog: true,
+    });
+    const h = ws.harness;
+    const post = (method: string, secret = KEY) =>
+      fetch(`${h.url}/${secret}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: ['Prog1111'] }),
+      }).then((response) => response.status);
+    expect(await post('getProgramAccounts')).toBe(413);
+    expect(await post('getSlot', `${KEY}x`)).toBe(200);
+    expect(await post('getSlot', `${KEY}x`)).toBe(429);
+    const lines = h.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.msg === 'request');
+    expect(lines).toEqual([
+      expect.objectContaining({
+        method: 'getProgramAccounts',
+        node: 'a',
+        status: 413,
+        attempts: 1,
+        credits: 1,
+        key: 'heavy',
+        error: expect.stringContaining('keys.max_answer_bytes'),
+      }),
+      expect.objectContaining({ method: 'getSlot', node: 'a', status: 200, credits: 2 }),
+      expect.objectContaining({
+        method: 'getSlot',
+        node: null,
+        status: 429,
+        attempts: 0,
+        credits: 0,
+        key: 'budgeted',
+        error: expect.stringContaining("Key 'budgeted'"),
+      }),
+    ]);
+  });
+});
+
 function key(overrides: Partial<ClientKeyConfig>): ClientKeyConfig {
   return clientKey('heavy', KEY, overrides);
 }

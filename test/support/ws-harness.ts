@@ -79,6 +79,8 @@ export async function startWsHarness(
     clock?: Clock;
     /** quotas.json (default: a fresh temp file): a restart test starts twice on one file. */
     quotasPath?: string;
+    /** One log line per request in `logs` (--access-log). */
+    accessLog?: boolean;
   } = {},
 ): Promise<WsHarness> {
   const chain = new MockChain({ manual: true });
@@ -118,6 +120,7 @@ export async function startWsHarness(
     quotasPath: options.quotasPath ?? temp.path('quotas.json'),
     wsTuning: { ...TEST_WS_TUNING, ...options.tuning },
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.accessLog === undefined ? {} : { accessLog: options.accessLog }),
   });
   const port = cascade.server.port;
   return {

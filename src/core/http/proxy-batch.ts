@@ -19,17 +19,28 @@ import {
   type ExchangeState,
 } from './exchange-record.js';
 
-/** Routes and answers a parsed batch, recording it once. */
+/**
+ * Counts a batch's size and refuses one over `[server] max_batch_size` (400, answered and
+ * recorded): true when it did. Sized before the key check, as a WebSocket batch is, so a
+ * keyless or wrong-key batch cannot make cascade write one refusal per element of any length.
+ */
+export function refuseOversizeBatch(
+  batch: readonly BatchElement[],
+  exchange: ExchangeState,
+): boolean {
+  const ctx = exchange.ctx;
+  ctx.metrics.batchSize(batch.length);
+  if (batch.length <= ctx.maxBatchSize) return false;
+  reject(exchange, batchTooLarge(batch.length, ctx.maxBatchSize), 'null');
+  return true;
+}
+
+/** Routes and answers a parsed batch (sized by refuseOversizeBatch), recording it once. */
 export async function proxyBatch(
   batch: readonly BatchElement[],
   exchange: ExchangeState,
 ): Promise<void> {
   const { req, res, ctx } = exchange;
-  ctx.metrics.batchSize(batch.length);
-  if (batch.length > ctx.maxBatchSize) {
-    reject(exchange, batchTooLarge(batch.length, ctx.maxBatchSize), 'null');
-    return;
-  }
   const result = await serveBatch(batch, forwardHeaders(req), ctx, exchange.caller);
   const refused = result.refused;
   if (refused !== undefined) setRefusalHeaders(res, refused);

@@ -31,7 +31,7 @@ import {
   setCreditsRemaining,
   setRefusalHeaders,
 } from './key-caller.js';
-import { proxyBatch } from './proxy-batch.js';
+import { proxyBatch, refuseOversizeBatch } from './proxy-batch.js';
 import { readBody, type BodyReader } from './read-body.js';
 import { sendRpcError } from './respond.js';
 
@@ -73,6 +73,7 @@ function proxyRequest(exchange: Exchange, body: Buffer): void {
     return;
   }
   const batch = parsed.request.batch;
+  if (batch !== undefined && refuseOversizeBatch(batch, exchange)) return;
   if (ctx.keys.enabled && !identify(exchange, parsed.request)) return;
   if (batch !== undefined) {
     proxyBatch(batch, exchange).catch((err: unknown) => exchange.failed(err));
@@ -97,7 +98,9 @@ function identify(exchange: Exchange, request: RpcRequest): boolean {
     ctx.chain,
   );
   if (isCallerRefusal(who)) {
-    res.removeHeader('access-control-allow-origin');
+    // The CORS headers the path set stay: a page that may call here (cors_origins, or a key's
+    // origins) reads why it was refused (a mistyped or revoked key, Retry-After) instead of an
+    // opaque network error. The refusal holds nothing a curl call would not show.
     setRefusalHeaders(res, who);
     const batch = request.batch;
     if (batch === undefined) reject(exchange, who, readIdJson(request));
@@ -141,10 +144,14 @@ function answerRouted(exchange: Exchange, result: RouteResult): void {
   const seconds = finish(exchange, outcome);
   if (ctx.accessLog) {
     const answered = result.kind === 'answer' && outcome === RequestOutcome.forwarded;
+    const failure = answered ? undefined : failureOf(result);
     const fields = {
       method: request.method,
-      node: answered ? result.node : null,
-      status: answered ? result.status : null,
+      // The node that answered; for a key's refusal of an answer too big for it, the one asked.
+      node: answered ? result.node : result.kind === 'refused' ? (result.node ?? null) : null,
+      // What the client got, as the refusals before routing log it (exchange-record.ts reject).
+      status: exchange.res.statusCode,
+      ...(failure !== undefined ? { error: failure.message } : {}),
       attempts: result.attempts,
       credits: result.credits,
       ...(result.kind === 'answer' && result.cache ? { cache: result.cache } : {}),

@@ -48,12 +48,17 @@ export type RouteResult =
       /** A write that may have been delivered and is not retried: say so, not "all failed". */
       readonly unsure?: boolean;
     }
-  /** A client key check refused the call before routing (core/serving/key-gate.ts). */
+  /**
+   * A client key check refused the call (core/serving/key-gate.ts): before routing, touching no
+   * node (no `node`, 0 attempts, 0 credits) — or, for an answer over the key's
+   * `max_answer_bytes`, after the node answered: that node, its attempts and credits.
+   */
   | {
       readonly kind: 'refused';
       readonly refusal: KeyRefusal;
-      readonly attempts: 0;
-      readonly credits: 0;
+      readonly node?: string;
+      readonly attempts: number;
+      readonly credits: number;
     }
   /** Routing threw (a bug): the client must still be answered. */
   | {

@@ -11,8 +11,10 @@ import type { RouteResult } from '../routing/route-context.js';
 
 type Answer = Extract<RouteResult, { kind: 'answer' }>;
 
-function refused(bytes: number, cap: number, key: string): RouteResult {
-  return { kind: 'refused', refusal: answerTooLarge(key, bytes, cap), attempts: 0, credits: 0 };
+/** The refusal of `answer` (`bytes` long or more): its node was asked and is named. */
+function refused(answer: Answer, bytes: number, cap: number, key: string): RouteResult {
+  const { node, attempts, credits } = answer;
+  return { kind: 'refused', refusal: answerTooLarge(key, bytes, cap), node, attempts, credits };
 }
 
 /** Reads `stream` whole, or stops past `cap` bytes: the bytes, or the count that broke the cap. */
@@ -46,11 +48,12 @@ function readCapped(stream: UpstreamStream, cap: number): Promise<Buffer | numbe
 /** `result` as the key may have it: itself, or its refusal when bigger than `cap` bytes. */
 export async function capAnswer(result: Answer, cap: number, key: string): Promise<RouteResult> {
   const body = result.body;
-  if (Buffer.isBuffer(body)) return body.length > cap ? refused(body.length, cap, key) : result;
+  if (Buffer.isBuffer(body))
+    return body.length > cap ? refused(result, body.length, cap, key) : result;
   if (!(body instanceof UpstreamStream)) return result;
   const read = await readCapped(body, cap);
   // The upstream broke before the end: the stream says so (a 502, as when streamed).
   if (read === undefined) return result;
-  if (typeof read === 'number') return refused(read, cap, key);
+  if (typeof read === 'number') return refused(result, read, cap, key);
   return { ...result, body: read };
 }
