@@ -213,7 +213,7 @@ describe('refusals touch no node', () => {
     const spent = await post(at, call('getSlot', 9));
     expect(spent.status).toBe(429);
     expect(spent.json.error.message).toMatch(
-      /^Key 'alpha' has spent its budget of 5 credits \(keys\.monthly_credits\); it resets on \d{4}-\d{2}-01$/,
+      /^Key 'alpha' has spent its budget of 5 credits but 1 \(keys\.monthly_credits\), less than the 2 getSlot costs at least; it resets on \d{4}-\d{2}-01$/,
     );
     expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(0);
     const batch = await post(at, [call('getSlot', 1), call('getSlot', 2)]);

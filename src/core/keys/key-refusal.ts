@@ -177,20 +177,53 @@ export function concurrencyRefused(key: string, limit: number): KeyRefusal {
   );
 }
 
-/** The budget is spent until `resetDay` ('YYYY-MM-DD', 00:00 UTC); `now` is wall-clock ms. */
-export function budgetRefused(
-  key: string,
-  budget: number,
-  resetDay: string,
-  nowMs: number,
-): KeyRefusal {
-  const wait = seconds(Date.parse(`${resetDay}T00:00:00Z`) - nowMs);
+/** Where a key's budget comes from, as a refusal names it. */
+function budgetSource(setAtRuntime: boolean): string {
+  return setAtRuntime ? 'set with `cascade key budget`' : 'keys.monthly_credits';
+}
+
+/** What a budget refusal is about: the key, its budget now, and the call it cannot afford. */
+export interface BudgetShortfall {
+  readonly key: string;
+  readonly budget: number;
+  /** Whether an operator set the budget at runtime (`cascade key budget`). */
+  readonly setAtRuntime: boolean;
+  /** Credits booked this period, calls in flight included. */
+  readonly used: number;
+  /** The least the call can cost (the cheapest price any node asks for its method). */
+  readonly cheapest: number;
+  readonly method: string;
+  /** The next reset, 'YYYY-MM-DD' (00:00 UTC). */
+  readonly resetDay: string;
+}
+
+/**
+ * The call does not fit the key's budget. Spent (or too little left for the call): until
+ * `resetDay`, with Retry-After then. A call dearer than the whole budget, which some credits
+ * are left of, can never fit: said so, with no Retry-After. `nowMs` is wall-clock ms.
+ */
+export function budgetRefused(shortfall: BudgetShortfall, nowMs: number): KeyRefusal {
+  const { key, budget, used, cheapest, method, resetDay } = shortfall;
+  const source = budgetSource(shortfall.setAtRuntime);
+  const left = Math.max(0, budget - used);
+  if (left > 0 && cheapest > budget) {
+    return refusal(
+      429,
+      LIMIT_ERROR_CODE,
+      'budget',
+      `Key '${key}' cannot afford ${method}: it costs at least ${cheapest} credits, more than the key's whole budget of ${budget} (${source})`,
+    );
+  }
+  const spent =
+    left === 0
+      ? `has spent its budget of ${budget} credits (${source})`
+      : `has spent its budget of ${budget} credits but ${left} (${source}), less than the ${cheapest} ${method} costs at least`;
   return refusal(
     429,
     LIMIT_ERROR_CODE,
     'budget',
-    `Key '${key}' has spent its budget of ${budget} credits (keys.monthly_credits); it resets on ${resetDay}`,
-    wait,
+    `Key '${key}' ${spent}; it resets on ${resetDay}`,
+    seconds(Date.parse(`${resetDay}T00:00:00Z`) - nowMs),
   );
 }
 

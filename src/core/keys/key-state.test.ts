@@ -86,6 +86,31 @@ describe('KeyState', () => {
     expect(later.usage()).toEqual({ used: 0, periodStart: '2026-12-05' });
   });
 
+  it('says whether the budget is spent, too short for the call, or smaller than the call', () => {
+    const wall = Date.parse('2026-12-07T00:00:00Z');
+    const state = new KeyState(
+      clientKey('k', KEY, { monthlyCredits: 3, resetDay: 15 }),
+      0,
+      () => wall,
+    );
+    const dear = state.admit('getProgramAccounts', 'ip', undefined, 0, 4)!;
+    expect(dear.message).toBe(
+      "Key 'k' cannot afford getProgramAccounts: it costs at least 4 credits, more than the key's whole budget of 3 (keys.monthly_credits)",
+    );
+    expect(dear.retryAfterSeconds).toBeUndefined();
+    state.settle(0, 2);
+    const short = state.admit('getBalance', 'ip', undefined, 0, 2)!;
+    expect(short.message).toBe(
+      "Key 'k' has spent its budget of 3 credits but 1 (keys.monthly_credits), less than the 2 getBalance costs at least; it resets on 2026-12-15",
+    );
+    expect(short.retryAfterSeconds).toBe(8 * 86400);
+    state.settle(0, 1);
+    state.budgetOverride = 3;
+    expect(state.admit('getSlot', 'ip', undefined, 0, 1)!.message).toBe(
+      "Key 'k' has spent its budget of 3 credits (set with `cascade key budget`); it resets on 2026-12-15",
+    );
+  });
+
   it('applies methods, origins and per-IP rates in that order', () => {
     const config = clientKey('k', KEY, {
       allow: ['get*'],

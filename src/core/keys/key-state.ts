@@ -160,7 +160,16 @@ export class KeyState {
       // The call that would pass the budget is refused: at least the cheapest price must fit.
       if (this.used + cheapest > budget || (cheapest === 0 && this.used >= budget)) {
         this.limits.refund(ip);
-        return budgetRefused(config.name, budget, this.#nextResetDay(), this.wallNow());
+        const shortfall = {
+          key: config.name,
+          budget,
+          setAtRuntime: this.budgetOverride !== undefined,
+          used: this.used,
+          cheapest,
+          method,
+          resetDay: this.#nextResetDay(),
+        };
+        return budgetRefused(shortfall, this.wallNow());
       }
     }
     this.limits.acquire();
