@@ -51,6 +51,25 @@ export class StartupError extends CascadeError {
   }
 }
 
+/** A usage reset Redis did not take: nothing changed, on any replica (this one included). */
+export class ResetNotApplied extends CascadeError {
+  constructor(cause: unknown) {
+    super(
+      'RESET_NOT_APPLIED',
+      `nothing was reset: Redis did not take it (${(cause as Error).message})`,
+      'run it again once Redis answers (`cascade status` shows the fleet link)',
+      { cause },
+    );
+    this.name = 'ResetNotApplied';
+  }
+}
+
+/** The answer an admin route gives when a reset failed: 503 when nothing changed. */
+export function resetFailure(err: unknown): { status: number; error: string } {
+  if (err instanceof ResetNotApplied) return { status: 503, error: err.message };
+  return { status: 500, error: `reset applied but not saved: ${(err as Error).message}` };
+}
+
 /** True when `err` is one of cascade's own expected errors. */
 export function isCascadeError(err: unknown): err is CascadeError {
   return err instanceof CascadeError;

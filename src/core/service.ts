@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { MONOTONIC_CLOCK } from './clock.js';
 import { accountEntries } from './config/config-chains.js';
+import { ResetNotApplied } from './errors.js';
 import type { Config, LoadResult } from './config/types.js';
 import { handleStatusRoute } from './admin/admin-routes.js';
 import { LocalOperator } from './admin/local-operator.js';
@@ -151,8 +152,11 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     // shared with replicas, it is the shared ledger's, synced and healed as the nodes' is.
     if (usage.shared !== undefined)
       proxy.keys.shareUsage(usage.shared, async (name) => {
-        if (coordinator === undefined) throw new Error('not linked to the fleet yet');
+        if (coordinator === undefined)
+          throw new ResetNotApplied(new Error('not linked to the fleet yet'));
         await coordinator.reset([name]);
+        // Zero here too, as the primary does: the answer shows the reset, not the last sync.
+        usage.shared!.reset(name);
       });
     proxy.keys.restoreUsage(usage.flusher.others);
     usage.flusher.attach(() => proxy.keys.usageSnapshot());

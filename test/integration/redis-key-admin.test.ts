@@ -173,6 +173,34 @@ describe.skipIf(missing !== undefined)('client keys changed through one replica'
     expect(await call(late!, WEB)).toBe('401 revoked');
   });
 
+  it('a key reset through a replica answers with the reset usage; with Redis away it resets nothing', async () => {
+    const [a, b] = await start(2);
+    for (let i = 0; i < 3; i++) expect(await call(a!, WEB)).toBe('200');
+    const reset = async (replica: Replica) => {
+      const response = await fetch(`${replica.admin!}/admin/keys/web/reset`, { method: 'POST' });
+      const body = (await response.json()) as { key?: { used: number }; error?: string };
+      return { status: response.status, body };
+    };
+    const usedOn = async (replica: Replica) => {
+      const out = capture();
+      await runKeyList({ ...at(replica), json: true }, out);
+      return (JSON.parse(out.stdout.join('')) as { keys: Array<{ used: number }> }).keys[0]!.used;
+    };
+    // A's calls have reached the fleet (a call booked before the reset and sent after it counts).
+    await expect.poll(() => usedOn(b!), POLL).toBe(3);
+    // The answer shows the reset (not the usage of the last sync), and A sees it next sync.
+    const done = await reset(b!);
+    expect(done.status).toBe(200);
+    expect(done.body.key?.used).toBe(0);
+    await expect.poll(() => usedOn(a!), POLL).toBe(0);
+    expect(await call(a!, WEB)).toBe('200');
+    await redis!.kill();
+    const refused = await reset(a!);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toContain('nothing was reset: Redis did not take it');
+    await redis!.start();
+  });
+
   it('Redis unreachable when the key is revoked: refused here at once, on the others once it is back', async () => {
     const [a, b] = await start(2);
     await redis!.kill();

@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientKeys } from '../keys/client-keys.js';
 import type { KeyActivity, KeyCalls } from '../keys/key-activity.js';
 import type { KeyState } from '../keys/key-state.js';
+import { resetFailure } from '../errors.js';
 import { sendJson, sendStatus } from '../http/respond.js';
 
 /** One key as the admin API and `cascade key list` / `quota show` report it. */
@@ -131,8 +132,13 @@ export function handleKeyRoute(
           key: list.find((row) => row.name === name) ?? keyRow(state),
           ...(write === undefined ? {} : { fleet: write }),
         }),
-      (err: unknown) =>
-        sendJson(res, 500, { error: `applied but not saved: ${(err as Error).message}` }),
+      (err: unknown) => {
+        if (action === 'reset') {
+          const { status, error } = resetFailure(err);
+          return sendJson(res, status, { error });
+        }
+        sendJson(res, 500, { error: `applied but not saved: ${(err as Error).message}` });
+      },
     );
   return true;
 }

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock, ClockTimer } from '../clock.js';
 import type { ClusterConfig } from '../config/types.js';
+import { ResetNotApplied } from '../errors.js';
 import type { ClusterSample } from '../metrics.js';
 import { ReservationPace, earlySyncAt } from '../quota/reservation-pace.js';
 import type { SharedUsageLedger } from '../quota/shared-usage-ledger.js';
@@ -148,10 +149,17 @@ export class RedisCoordinator {
     return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
-  /** Zeroes the fleet's usage of `names` (seen by every replica at its next sync). */
+  /**
+   * Zeroes the fleet's usage of `names` (seen by every replica at its next sync); throws
+   * ResetNotApplied, nothing changed, when Redis does not take it.
+   */
   async reset(names: readonly string[]): Promise<void> {
     const nodes = this.target.nodes().filter((node) => names.includes(node.name));
-    await this.store.reset(nodes.map(({ name, period }) => ({ name, period })));
+    try {
+      await this.store.reset(nodes.map(({ name, period }) => ({ name, period })));
+    } catch (err) {
+      throw new ResetNotApplied(err);
+    }
   }
 
   sample(): ClusterSample {

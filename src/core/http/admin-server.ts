@@ -9,6 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { accountUsageName } from '../config/accounts-section.js';
+import { resetFailure } from '../errors.js';
 import type { AccountQuotaRow, QuotaRow } from '../quota/quota-report.js';
 import { listen } from './listen.js';
 import { CallbackBodyReader, readBody } from './read-body.js';
@@ -171,8 +172,10 @@ function handle(
             ...quotaDocument(handlers, nodes),
           });
         },
-        (err: unknown) =>
-          sendJson(res, 500, { error: `reset applied but not saved: ${(err as Error).message}` }),
+        (err: unknown) => {
+          const { status, error } = resetFailure(err);
+          sendJson(res, status, { error });
+        },
       );
     }),
   );
