@@ -1,12 +1,17 @@
 /**
  * The client keys' part of `cascade quota show` and `quota reset --key` (issue 27): live from
  * the running server's admin listener when there is one, else from quotas.json, where each
- * key's usage sits beside the nodes' as a `key:NAME` entry.
+ * key's usage sits beside the nodes' as a `key:NAME` entry — or, with replicas and no server
+ * here, from Redis (the fleet's usage and its runtime revokes and budgets).
  */
 import {
   KEY_USAGE_PREFIX,
   UsageError,
+  budgetField,
+  budgetOverride,
   fetchKeys,
+  resetSharedUsage,
+  revokeField,
   keyAction,
   nextReset,
   periodStart,
@@ -14,6 +19,7 @@ import {
   utcDay,
   writeQuotaFile,
   type AdminTarget,
+  type ClientKeyConfig,
   type Config,
   type KeyRow,
   type QuotaSnapshot,
@@ -24,8 +30,26 @@ export function lockTarget(config: Config, adminPort: number): AdminTarget {
   return { url: `http://127.0.0.1:${adminPort}`, token: config.server.adminToken };
 }
 
-/** The configured keys' rows from a quotas.json snapshot (a past period's usage counts as 0). */
-export function keyRowsFromFile(config: Config, snapshot: QuotaSnapshot): KeyRow[] {
+/**
+ * Whether the fleet's `changes` revoke key `key`. The field names the key's secret; an
+ * operator's shell without the secret (key_env unset: no hash) reads any revoke of the name.
+ */
+function revokedIn(changes: ReadonlyMap<string, string>, key: ClientKeyConfig): boolean {
+  if (key.sha256 !== '') return changes.get(revokeField(key.name, key.sha256)) === '1';
+  const prefix = revokeField(key.name, '');
+  for (const [field, value] of changes) if (field.startsWith(prefix) && value === '1') return true;
+  return false;
+}
+
+/**
+ * The configured keys' rows from a quotas.json snapshot, or Redis' (a past period's usage
+ * counts as 0); with the fleet's runtime `changes`, its revokes and budgets.
+ */
+export function keyRowsFromFile(
+  config: Config,
+  snapshot: QuotaSnapshot,
+  changes: ReadonlyMap<string, string> = new Map(),
+): KeyRow[] {
   const today = utcDay(new Date());
   return (config.keys?.keys ?? []).map((key) => {
     const entry = snapshot.get(`${KEY_USAGE_PREFIX}${key.name}`);
@@ -35,11 +59,14 @@ export function keyRowsFromFile(config: Config, snapshot: QuotaSnapshot): KeyRow
     return {
       name: key.name,
       used: current ? entry.used : 0,
-      budget: key.monthlyCredits ?? null,
+      budget:
+        budgetOverride(changes.get(budgetField(key.name)), key.monthlyCredits) ??
+        key.monthlyCredits ??
+        null,
       reset_day: key.resetDay,
       period_start: start,
       next_reset: nextReset(today, key.resetDay),
-      revoked: false,
+      revoked: revokedIn(changes, key),
       in_flight: 0,
       requests: {},
     };
@@ -71,6 +98,9 @@ export async function resetKey(
     const { key } = await keyAction(lockTarget(config, adminPort), name, 'reset');
     return { row: key, where: 'through the running server' };
   }
+  // No server here: with replicas the fleet's total is in Redis (as for nodes), then the file.
+  const fleet = config.cluster?.redisUrl !== undefined;
+  if (fleet) await resetSharedUsage(config, [`${KEY_USAGE_PREFIX}${name}`], new Date());
   const snapshot = await readQuotaFile(quotasPath);
   const next = new Map(snapshot);
   const entry = `${KEY_USAGE_PREFIX}${name}`;
@@ -79,5 +109,8 @@ export async function resetKey(
   next.set(entry, { used: 0, periodStart: snapshot.get(entry)?.periodStart ?? start });
   await writeQuotaFile(quotasPath, next);
   const row = keyRowsFromFile(config, next).find((one) => one.name === name)!;
-  return { row, where: `in ${quotasPath}` };
+  return {
+    row,
+    where: fleet ? `for every replica (in Redis) and in ${quotasPath}` : `in ${quotasPath}`,
+  };
 }

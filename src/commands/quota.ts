@@ -8,6 +8,7 @@ import {
   quotaReport,
   readQuotaFile,
   readServerLock,
+  readSharedKeyChanges,
   readSharedUsage,
   resetSharedUsage,
   resetQuotaFile,
@@ -157,8 +158,9 @@ export async function runQuotaShow(options: QuotaOptions, io: CommandIo): Promis
   }
   if (lock === undefined && config.cluster?.redisUrl !== undefined) {
     const usage = await readSharedUsage(config, new Date());
+    const changes = config.keys === undefined ? undefined : await readSharedKeyChanges(config);
     render(
-      { ...rowsFrom(config, usage), keys: keyRowsFromFile(config, usage) },
+      { ...rowsFrom(config, usage), keys: keyRowsFromFile(config, usage, changes) },
       { kind: 'redis', url: config.cluster.redactedRedisUrl! },
       quotasPath,
       io,

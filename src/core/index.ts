@@ -63,7 +63,9 @@ export {
   type PrimaryOptions,
   type PrimarySummary,
 } from './service-primary.js';
-export { readSharedUsage, resetSharedUsage } from './cluster/shared-quota.js';
+export { readSharedKeyChanges, readSharedUsage, resetSharedUsage } from './cluster/shared-quota.js';
+export { budgetField, budgetOverride, revokeField } from './keys/key-overrides.js';
+export { keyUsageName } from './keys/key-periods.js';
 export {
   adminUrl,
   fetchKeys,

@@ -7,7 +7,7 @@
  * connection, so node:cluster hands the calls to both workers.
  */
 import { request } from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keyHash } from '../../src/core/config/keys-section.js';
 import { assertBuilt, runCli, startCli, type CliProcess } from '../support/cli-process.js';
@@ -162,6 +162,41 @@ describe.skipIf(missing !== undefined)(
       expect(await calls(pooled.port)).toEqual(Array(10).fill(200));
       await expect.poll(() => calls(single.port), POLL).toEqual(Array(10).fill(200));
       expect(await keyRow(single.admin)).toMatchObject({ revoked: false });
+
+      // From a machine where no replica runs (r0's config, another quotas file): `quota show`
+      // reads the fleet from Redis, its revokes and budgets with its usage.
+      expect((await runCli(['key', 'revoke', 'ops', '--admin', single.admin])).code).toBe(0);
+      expect((await runCli(['key', 'budget', 'ops', '750', '--admin', single.admin])).code).toBe(0);
+      writeFileSync(
+        temp.path('elsewhere.toml'),
+        readFileSync(temp.path('r0.toml'), 'utf8').replace(
+          'quotas_path = "r0.json"',
+          'quotas_path = "elsewhere.json"',
+        ),
+      );
+      const shown = await runCli(['quota', 'show', '--json', '--config', 'elsewhere.toml'], {
+        cwd: temp.dir,
+      });
+      expect(shown.code).toBe(0);
+      const fleet = JSON.parse(shown.stdout) as {
+        keys: Array<{ name: string; used: number; revoked: boolean; budget: number | null }>;
+      };
+      expect(fleet.keys).toEqual([
+        expect.objectContaining({ name: 'ops', revoked: true, budget: 750 }),
+      ]);
+      // Thirty calls were served before the revoke (more if a poll round was part served).
+      expect(fleet.keys[0]!.used).toBeGreaterThanOrEqual(30);
+      // A key reset from there zeroes the fleet's total in Redis, as a node's does.
+      const reset = await runCli(['quota', 'reset', '--key', 'ops', '--config', 'elsewhere.toml'], {
+        cwd: temp.dir,
+      });
+      expect(reset.code).toBe(0);
+      expect(reset.stdout).toContain('reset key ops for every replica (in Redis)');
+      const used = async () => {
+        const listed = await runCli(['key', 'list', '--json', '--admin', single.admin]);
+        return (JSON.parse(listed.stdout) as { keys: Array<{ used: number }> }).keys[0]!.used;
+      };
+      await expect.poll(used, POLL).toBe(0);
       for (const replica of [single, pooled]) expect(await replica.process.stop('SIGTERM')).toBe(0);
     });
   },

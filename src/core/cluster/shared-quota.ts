@@ -55,18 +55,31 @@ export function readSharedUsage(
 }
 
 /**
- * Zeroes the fleet's usage of `names` — nodes, and accounts' pools as `account:NAME` (every
- * replica sees it at its next sync).
+ * The fleet's runtime changes to client keys (revokes, budgets set with `cascade key budget`),
+ * as key-overrides.ts names its fields: what every replica applies at its next sync.
+ */
+export function readSharedKeyChanges(config: Config): Promise<Map<string, string>> {
+  return withStore(config, (store) => store.readKeyChanges());
+}
+
+/**
+ * Zeroes the fleet's usage of `names` — nodes, accounts' pools as `account:NAME` and client
+ * keys as `key:NAME` (every replica sees it at its next sync).
  */
 export function resetSharedUsage(
   config: Config,
   names: readonly string[],
   today: Date,
 ): Promise<void> {
+  const entries = [
+    ...config.nodes,
+    ...accountEntries(config),
+    ...keyPeriods(config.keys?.keys ?? []),
+  ];
   return withStore(config, (store) =>
     store.reset(
       periods(
-        [...config.nodes, ...accountEntries(config)].filter((entry) => names.includes(entry.name)),
+        entries.filter((entry) => names.includes(entry.name)),
         today,
       ),
     ),
