@@ -73,6 +73,8 @@ export class RedisCoordinator {
   /** A counter booked half its reserve: the next sync goes now, not at the timer. */
   #soon = false;
   #lastOk = -Infinity;
+  /** When start() began: the lease runs from then until a first sync succeeds. */
+  #startedAt = -Infinity;
   #lastDemandAt: number;
   #members = 1;
   #errors = 0;
@@ -105,7 +107,8 @@ export class RedisCoordinator {
    * others have seen it), or after the lease when Redis cannot be reached (fallback shares).
    */
   async start(): Promise<void> {
-    const deadline = this.clock.now() + this.cluster.leaseTtlMs;
+    this.#startedAt = this.clock.now();
+    const deadline = this.#startedAt + this.cluster.leaseTtlMs;
     let synced = 0;
     while (synced < READY_AFTER_SYNCS && this.clock.now() < deadline) {
       if (await this.#sync()) synced++;
@@ -319,8 +322,10 @@ export class RedisCoordinator {
       );
     }
     this.#up = false;
-    if (!this.#fallback && this.clock.now() - this.#lastOk > this.cluster.leaseTtlMs)
-      this.#fallBack();
+    // A first sync that fails while the client still connects is no lost lease: the lease runs
+    // from the start, and start() falls back by itself if Redis stays away that long.
+    const since = Math.max(this.#lastOk, this.#startedAt);
+    if (!this.#fallback && this.clock.now() - since > this.cluster.leaseTtlMs) this.#fallBack();
   }
 
   /** Redis lost past the lease: each limit × the fallback fraction. */
