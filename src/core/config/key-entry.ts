@@ -41,8 +41,14 @@ function stringList(
   hint: string,
 ): string[] | undefined {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
+  if (!Array.isArray(value)) {
     problems.error(file, at, `must be a list of strings, got ${describeType(value)}`, hint);
+    return undefined;
+  }
+  const wrong = value.findIndex((item) => typeof item !== 'string');
+  if (wrong >= 0) {
+    const item: unknown = value[wrong];
+    problems.error(file, `${at}[${wrong}]`, `must be a string, got ${describeType(item)}`, hint);
     return undefined;
   }
   return value as string[];
@@ -99,6 +105,14 @@ export function readKey(
     if (!GLOB_PATTERN.test(glob))
       problems.error(file, `${at}.methods`, `'${glob}' is not a method glob`, methodsHint);
   }
+  // An empty list reads like 'nothing', yet no allow list means every method: say so.
+  if (methods?.length === 0 && entry.methods !== undefined)
+    problems.error(
+      file,
+      `${at}.methods`,
+      'is empty: a key with no methods could call nothing',
+      'list the methods the key may call, or remove methods to allow every one',
+    );
   const limit = (key: string, max: number, hint: string) =>
     r.integer(key, { min: 1, max, required: false, hint });
   const rpsLimit = limit('rps_limit', 1_000_000, 'requests per second for the key');

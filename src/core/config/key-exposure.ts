@@ -31,6 +31,15 @@ export function checkKeyExposure(
   declared = keys?.keys.length ?? 0,
 ): void {
   const requireKey = server.requireKey === true;
+  for (const key of keys?.keys ?? []) {
+    if (key.maxBatchSize !== undefined && key.maxBatchSize > server.maxBatchSize)
+      problems.warn(
+        file,
+        'keys',
+        `key '${key.name}' has max_batch_size = ${key.maxBatchSize}, above [server] max_batch_size = ${server.maxBatchSize}: the server's limit refuses bigger batches first`,
+        `lower the key's max_batch_size to at most ${server.maxBatchSize}, or raise the server's`,
+      );
+  }
   const none = (keys === undefined || keys.keys.length === 0) && declared === 0;
   // Entries that failed to load have their own problems listed: no second, wrong one here.
   if (requireKey && none && keys?.file === undefined) {

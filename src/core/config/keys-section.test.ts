@@ -145,6 +145,36 @@ key_env = "BACKEND_KEY"
   });
 });
 
+describe('loadConfig: keys written in ways that would not do what they say', () => {
+  it('refuses an empty methods list, which would read as nothing yet allow everything', () => {
+    const result = load(`${base()}\n[[keys]]\nname = "a"\nkey_sha256 = "${HASH}"\nmethods = []\n`);
+    expect(onlyAt(result.errors, 'keys[0].methods').message).toContain('is empty');
+  });
+
+  it('names the element of a list that is not a string, and the field in the hint', () => {
+    const listed = load(
+      `${base()}\n[[keys]]\nname = "a"\nkey_sha256 = "${HASH}"\nmethods = ["get*", 5]\n`,
+    );
+    expect(onlyAt(listed.errors, 'keys[0].methods[1]').message).toBe(
+      'must be a string, got number 5',
+    );
+    const origins = load(
+      `${base()}\n[[keys]]\nname = "a"\nkey_sha256 = "${HASH}"\norigins = "https://app.example"\n`,
+    );
+    expect(onlyAt(origins.errors, 'keys[0].origins').hint).toContain('e.g. origins = [');
+  });
+
+  it("warns of a key's max_batch_size the server's limit makes moot", () => {
+    const result = load(
+      `${base({ max_batch_size: 50 })}\n[[keys]]\nname = "a"\nkey_sha256 = "${HASH}"\nmax_batch_size = 80\n`,
+    );
+    expect(result.errors).toEqual([]);
+    expect(onlyAt(result.warnings, 'keys').message).toContain(
+      "key 'a' has max_batch_size = 80, above [server] max_batch_size = 50",
+    );
+  });
+});
+
 describe('loadConfig: what problems across keys name', () => {
   it('names the keys file and the entry for a name used twice there', () => {
     temp.write({

@@ -4,7 +4,11 @@ import { describeType } from './toml-fields.js';
 /** The `cors_origins` value (alone or in the list) that lets every origin in. */
 export const ANY_ORIGIN = '*';
 
-const HINT = 'e.g. cors_origins = ["https://app.example"], or "*" for any origin';
+/** The example a problem of the list at `path` gives (`server.cors_origins`, `keys[0].origins`). */
+function hintFor(path: string): string {
+  const field = path.slice(path.lastIndexOf('.') + 1);
+  return `e.g. ${field} = ["https://app.example"], or "*" for any origin`;
+}
 
 /**
  * An origin exactly as a browser sends it in `Origin`: scheme, host (lower-case) and a port
@@ -41,7 +45,7 @@ export function readOriginList(
       file,
       path,
       `must be "*" or a list of origins, got ${describeType(value)}`,
-      HINT,
+      hintFor(path),
     );
     return undefined;
   }
@@ -50,7 +54,7 @@ export function readOriginList(
   value.forEach((entry: unknown, index) => {
     const at = `${path}[${index}]`;
     if (typeof entry !== 'string') {
-      problems.error(file, at, `must be a string, got ${describeType(entry)}`, HINT);
+      problems.error(file, at, `must be a string, got ${describeType(entry)}`, hintFor(path));
       ok = false;
       return;
     }
