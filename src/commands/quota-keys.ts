@@ -4,6 +4,7 @@
  * key's usage sits beside the nodes' as a `key:NAME` entry — or, with replicas and no server
  * here, from Redis (the fleet's usage and its runtime revokes and budgets).
  */
+import { existsSync } from 'node:fs';
 import {
   KEY_USAGE_PREFIX,
   UsageError,
@@ -100,6 +101,12 @@ export async function resetKey(
   }
   // No server here: with replicas the fleet's total is in Redis (as for nodes), then the file.
   const fleet = config.cluster?.redisUrl !== undefined;
+  // A mistyped --quotas would otherwise create a file no server reads and report success.
+  if (!fleet && !existsSync(quotasPath))
+    throw new UsageError(
+      `no usage file at ${quotasPath}: nothing to reset`,
+      'check --quotas (or server.quotas_path); a server writes the file at its first flush',
+    );
   if (fleet) await resetSharedUsage(config, [`${KEY_USAGE_PREFIX}${name}`], new Date());
   const snapshot = await readQuotaFile(quotasPath);
   const next = new Map(snapshot);

@@ -78,7 +78,8 @@ export async function startAdminSurface(
         return report();
       },
       routes: (req, res, path) =>
-        (keys !== undefined && handleKeyRoute(req, res, path, keys, () => saveKeys(usage))) ||
+        (keys !== undefined &&
+          handleKeyRoute(req, res, path, keys, () => saveKeys(usage), logger)) ||
         (operator !== undefined &&
           handleOperatorRoute(req, res, path, operator, logger, token !== undefined)),
     },

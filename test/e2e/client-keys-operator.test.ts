@@ -5,7 +5,7 @@
  * that is not a key resets nothing; a reload that moves a key's `reset_day` keeps what the key
  * spent, as it does for nodes.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startMockNodes } from '../../src/mock/index.js';
 import { runCli, startCli } from '../support/cli-process.js';
@@ -89,7 +89,23 @@ describe('key commands from an operator shell', () => {
 
     expect((await cli('key', 'revoke', 'ops')).code).toBe(0);
     expect(await call(`${url}/${OPS_KEY}`)).toBe(401);
+    // Each change is in the server's log (who, what); a budget past exact counting is refused.
+    await p.waitFor(/client key changed through the admin listener/);
+    expect(p.output()).toMatch(/"key":"ops","change":"revoke"/);
+    const huge = await fetch(
+      `http://127.0.0.1:${adminPort}/admin/keys/web/budget/9007199254740993`,
+      {
+        method: 'POST',
+      },
+    );
+    expect(huge.status).toBe(400);
+    expect(((await huge.json()) as { error: string }).error).toContain('9007199254740993');
     expect(await p.stop('SIGTERM')).toBe(0);
+    // Stopped: a reset goes to the file, and a mistyped --quotas is said, not created.
+    const typo = await cli('quota', 'reset', '--key', 'web', '--quotas', 'quotas.jsn');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('no usage file at');
+    expect(existsSync(temp.path('quotas.jsn'))).toBe(false);
     const saved = JSON.parse(readFileSync(temp.path('quotas.json'), 'utf8')) as Record<
       string,
       { used: number }

@@ -9,6 +9,7 @@
  * next sync, restarts included; alone, a restart forgets all but the usage.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
 import type { ClientKeys } from '../keys/client-keys.js';
 import type { KeyActivity, KeyCalls } from '../keys/key-activity.js';
 import type { KeyState } from '../keys/key-state.js';
@@ -88,6 +89,8 @@ export function handleKeyRoute(
   path: string,
   admin: KeyAdmin,
   saved: () => Promise<void>,
+  /** Each change made is logged (an audit trail: who was revoked, what budget, when). */
+  logger: Logger,
 ): boolean {
   const keys = admin.keys;
   if (path === '/admin/keys') {
@@ -113,12 +116,19 @@ export function handleKeyRoute(
     return true;
   }
   const action = match[2]!;
+  const credits = match[3] === undefined || match[3] === 'config' ? undefined : Number(match[3]);
+  if (credits !== undefined && !Number.isSafeInteger(credits)) {
+    sendJson(res, 400, {
+      error: `budget ${match[3]} is over ${Number.MAX_SAFE_INTEGER}, the most credits cascade counts exactly`,
+    });
+    return true;
+  }
   let fleet: Promise<FleetWrite | undefined> = Promise.resolve(undefined);
   let applied: Promise<void>;
   if (action === 'reset') applied = keys.resetUsage(state);
   else {
     if (action === 'revoke' || action === 'unrevoke') keys.setRevoked(state, action === 'revoke');
-    else keys.setBudget(state, match[3] === 'config' ? undefined : Number(match[3]));
+    else keys.setBudget(state, credits);
     applied = admin.spread?.() ?? Promise.resolve();
     const link = admin.fleet;
     if (link !== undefined)
@@ -127,11 +137,16 @@ export function handleKeyRoute(
   Promise.all([applied.then(saved), fleet])
     .then(async ([, write]) => ({ list: await rows(admin), write }))
     .then(
-      ({ list, write }) =>
+      ({ list, write }) => {
+        logger.info(
+          { key: name, change: action, ...(write === undefined ? {} : { fleet: write.written }) },
+          'client key changed through the admin listener',
+        );
         sendJson(res, 200, {
           key: list.find((row) => row.name === name) ?? keyRow(state),
           ...(write === undefined ? {} : { fleet: write }),
-        }),
+        });
+      },
       (err: unknown) => {
         if (action === 'reset') {
           const { status, error } = resetFailure(err);
