@@ -137,28 +137,36 @@ function onRouted(result: RouteResult, exchange: Exchange): void {
 
 /** Answers a routed single request and records it. */
 function answerRouted(exchange: Exchange, result: RouteResult): void {
-  const ctx = exchange.ctx;
   const request = exchange.rpc!;
   lastOnConnection(exchange);
   const outcome = respondRouted(exchange, request, result);
   const seconds = finish(exchange, outcome);
-  if (ctx.accessLog) {
-    const answered = result.kind === 'answer' && outcome === RequestOutcome.forwarded;
-    const failure = answered ? undefined : failureOf(result);
-    const fields = {
-      method: request.method,
-      // The node that answered; for a key's refusal of an answer too big for it, the one asked.
-      node: answered ? result.node : result.kind === 'refused' ? (result.node ?? null) : null,
-      // What the client got, as the refusals before routing log it (exchange-record.ts reject).
-      status: exchange.res.statusCode,
-      ...(failure !== undefined ? { error: failure.message } : {}),
-      attempts: result.attempts,
-      credits: result.credits,
-      ...(result.kind === 'answer' && result.cache ? { cache: result.cache } : {}),
-      ...(exchange.caller ? { key: exchange.caller.key.name } : {}),
-    };
-    logAccess(ctx, exchange.req, fields, outcome, seconds);
-  }
+  if (exchange.ctx.accessLog) logRouted(exchange, request, result, outcome, seconds);
+}
+
+/** The access-log line of a routed single request (--access-log). */
+function logRouted(
+  exchange: Exchange,
+  request: RpcRequest,
+  result: RouteResult,
+  outcome: number,
+  seconds: number,
+): void {
+  const answered = result.kind === 'answer' && outcome === RequestOutcome.forwarded;
+  const failure = answered ? undefined : failureOf(result);
+  const fields = {
+    method: request.method,
+    // The node that answered; for a key's refusal of an answer too big for it, the one asked.
+    node: answered ? result.node : result.kind === 'refused' ? (result.node ?? null) : null,
+    // What the client got, as the refusals before routing log it (exchange-record.ts reject).
+    status: exchange.res.statusCode,
+    ...(failure !== undefined ? { error: failure.message } : {}),
+    attempts: result.attempts,
+    credits: result.credits,
+    ...(result.kind === 'answer' && result.cache ? { cache: result.cache } : {}),
+    ...(exchange.caller ? { key: exchange.caller.key.name } : {}),
+  };
+  logAccess(exchange.ctx, exchange.req, fields, outcome, seconds);
 }
 
 /**

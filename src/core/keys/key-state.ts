@@ -160,16 +160,7 @@ export class KeyState {
       // The call that would pass the budget is refused: at least the cheapest price must fit.
       if (this.used + cheapest > budget || (cheapest === 0 && this.used >= budget)) {
         this.limits.refund(ip);
-        const shortfall = {
-          key: config.name,
-          budget,
-          setAtRuntime: this.budgetOverride !== undefined,
-          used: this.used,
-          cheapest,
-          method,
-          resetDay: this.#nextResetDay(),
-        };
-        return budgetRefused(shortfall, this.wallNow());
+        return this.#budgetRefusal(budget, method, cheapest);
       }
     }
     this.limits.acquire();
@@ -229,6 +220,20 @@ export class KeyState {
   reset(): void {
     this.#rollPeriod();
     this.#used = 0;
+  }
+
+  /** Why `method` (at least `cheapest`) does not fit `budget`: kept out of admit, which inlines. */
+  #budgetRefusal(budget: number, method: string, cheapest: number): KeyRefusal {
+    const shortfall = {
+      key: this.config.name,
+      budget,
+      setAtRuntime: this.budgetOverride !== undefined,
+      used: this.used,
+      cheapest,
+      method,
+      resetDay: this.#nextResetDay(),
+    };
+    return budgetRefused(shortfall, this.wallNow());
   }
 
   /** The first day of the next period. */
