@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startMockNodes } from '../../src/mock/index.js';
+import { callStatus } from '../support/client-keys.js';
 import { runCli, startCli } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
 import { useE2eFixture } from '../support/e2e-fixture.js';
@@ -16,16 +17,6 @@ const fixture = useE2eFixture();
 const { processes, mocks } = fixture;
 const WEB_KEY = 'web_secret_0123456789abcdef';
 const OPS_KEY = 'ops_secret_0123456789abcdef';
-
-async function call(url: string): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }),
-  });
-  await response.text();
-  return response.status;
-}
 
 describe('key commands from an operator shell', () => {
   it('work without the secrets, refuse unknown names before resetting, keep usage across a reset_day move', async () => {
@@ -55,8 +46,8 @@ describe('key commands from an operator shell', () => {
     });
     processes.push(p);
     const url = (JSON.parse(await p.waitFor(/cascade serving/)) as { url: string }).url;
-    expect(await call(`${url}/${WEB_KEY}`)).toBe(200);
-    expect(await call(`${url}/${WEB_KEY}`)).toBe(200);
+    expect(await callStatus(`${url}/${WEB_KEY}`)).toBe(200);
+    expect(await callStatus(`${url}/${WEB_KEY}`)).toBe(200);
 
     // The operator's shell has neither WEB_KEY nor OPS_KEY.
     const cli = (...args: string[]) =>
@@ -88,7 +79,7 @@ describe('key commands from an operator shell', () => {
     expect(used((await cli('key', 'list', '--json')).stdout)).toBe(4);
 
     expect((await cli('key', 'revoke', 'ops')).code).toBe(0);
-    expect(await call(`${url}/${OPS_KEY}`)).toBe(401);
+    expect(await callStatus(`${url}/${OPS_KEY}`)).toBe(401);
     // Each change is in the server's log (who, what); a budget past exact counting is refused.
     await p.waitFor(/client key changed through the admin listener/);
     expect(p.output()).toMatch(/"key":"ops","change":"revoke"/);

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startMockNodes } from '../../src/mock/index.js';
 import { startCli, type CliProcess } from '../support/cli-process.js';
+import { callStatus } from '../support/client-keys.js';
 import { useE2eFixture } from '../support/e2e-fixture.js';
 
 const fixture = useE2eFixture();
@@ -16,16 +17,6 @@ const { processes, mocks } = fixture;
 function entry(name: string, key: string, extra = ''): string {
   const sha = createHash('sha256').update(key).digest('hex');
   return `[[keys]]\nname = "${name}"\nkey_sha256 = "${sha}"\n${extra}`;
-}
-
-async function call(url: string): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }),
-  });
-  await response.text();
-  return response.status;
 }
 
 describe('a removed key put back', { timeout: 60_000 }, () => {
@@ -60,15 +51,15 @@ describe('a removed key put back', { timeout: 60_000 }, () => {
     };
 
     let { p, url } = await serve();
-    expect(await call(`${url}/${web}`)).toBe(200);
-    expect(await call(`${url}/${web}`)).toBe(200);
-    expect(await call(`${url}/${web}`)).toBe(429);
+    expect(await callStatus(`${url}/${web}`)).toBe(200);
+    expect(await callStatus(`${url}/${web}`)).toBe(200);
+    expect(await callStatus(`${url}/${web}`)).toBe(429);
     await reload(p, withoutWeb);
-    expect(await call(`${url}/${web}`)).toBe(401);
+    expect(await callStatus(`${url}/${web}`)).toBe(401);
     // Put back: the 4 credits it spent still count against its 5.
     await reload(p, withWeb);
-    expect(await call(`${url}/${web}`)).toBe(429);
-    expect(await call(`${url}/${ops}`)).toBe(200);
+    expect(await callStatus(`${url}/${web}`)).toBe(429);
+    expect(await callStatus(`${url}/${ops}`)).toBe(200);
 
     // Removed again, then stopped: the file keeps what web spent.
     await reload(p, withoutWeb);
@@ -85,7 +76,7 @@ describe('a removed key put back', { timeout: 60_000 }, () => {
     expect(await p.stop('SIGTERM')).toBe(0);
     writeFileSync(temp.path('keys.toml'), withWeb);
     ({ p, url } = await serve());
-    expect(await call(`${url}/${web}`)).toBe(429);
+    expect(await callStatus(`${url}/${web}`)).toBe(429);
     expect(await p.stop('SIGTERM')).toBe(0);
   });
 });

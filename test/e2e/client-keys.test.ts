@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startMockNodes } from '../../src/mock/index.js';
+import { callStatus } from '../support/client-keys.js';
 import { runCli, startCli, type CliProcess } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
 import { useE2eFixture } from '../support/e2e-fixture.js';
@@ -19,16 +20,6 @@ function keyOf(output: string): { key: string; lines: string } {
   const key = /^ {2}(ck_[A-Za-z0-9_-]{43})$/m.exec(output)![1]!;
   const lines = /\[\[keys\]\][\s\S]*?key_sha256 = "[0-9a-f]{64}"/.exec(output)![0];
   return { key, lines };
-}
-
-async function call(url: string, method = 'getSlot'): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method }),
-  });
-  await response.text();
-  return response.status;
 }
 
 describe('cascade with client keys', () => {
@@ -64,8 +55,8 @@ describe('cascade with client keys', () => {
     };
 
     let { p, url } = await serve();
-    expect(await call(`${url}/${webKey.key}`)).toBe(200);
-    expect(await call(`${url}/${opsKey.key}`)).toBe(401);
+    expect(await callStatus(`${url}/${webKey.key}`)).toBe(200);
+    expect(await callStatus(`${url}/${opsKey.key}`)).toBe(401);
     // The ops key joins through the keys file and a reload, no restart.
     writeFileSync(
       temp.path('keys.toml'),
@@ -73,10 +64,10 @@ describe('cascade with client keys', () => {
     );
     p.child.kill('SIGHUP');
     await p.waitFor(/config reloaded/);
-    expect(await call(`${url}/${opsKey.key}`)).toBe(200);
+    expect(await callStatus(`${url}/${opsKey.key}`)).toBe(200);
 
-    expect(await call(`${url}/${webKey.key}`)).toBe(200);
-    expect(await call(`${url}/${webKey.key}`)).toBe(429);
+    expect(await callStatus(`${url}/${webKey.key}`)).toBe(200);
+    expect(await callStatus(`${url}/${webKey.key}`)).toBe(429);
     const list = await cli('key', 'list', '--json');
     const rows = (JSON.parse(list.stdout) as { keys: Array<{ name: string; used: number }> }).keys;
     expect(rows.map((row) => [row.name, row.used])).toEqual([
@@ -87,18 +78,18 @@ describe('cascade with client keys', () => {
     expect(shown.stdout).toMatch(/web\s+│?\s*4/);
 
     expect((await cli('key', 'budget', 'web', '7')).code).toBe(0);
-    expect(await call(`${url}/${webKey.key}`)).toBe(200);
+    expect(await callStatus(`${url}/${webKey.key}`)).toBe(200);
     expect((await cli('quota', 'reset', '--key', 'web')).code).toBe(0);
-    expect(await call(`${url}/${webKey.key}`)).toBe(200);
+    expect(await callStatus(`${url}/${webKey.key}`)).toBe(200);
     expect((await cli('key', 'revoke', 'ops')).code).toBe(0);
-    expect(await call(`${url}/${opsKey.key}`)).toBe(401);
+    expect(await callStatus(`${url}/${opsKey.key}`)).toBe(401);
     expect(await p.stop('SIGTERM')).toBe(0);
     outputs.push(p.output());
 
     // web spent 2 since the reset; its configured budget is 5 again: two more calls pass 5.
     ({ p, url } = await serve());
-    expect(await call(`${url}/${webKey.key}`)).toBe(200);
-    expect(await call(`${url}/${webKey.key}`)).toBe(429);
+    expect(await callStatus(`${url}/${webKey.key}`)).toBe(200);
+    expect(await callStatus(`${url}/${webKey.key}`)).toBe(429);
     // kill -9 after the write a reset forces: what was written is what the next start reads.
     expect((await cli('quota', 'reset', '--key', 'web')).code).toBe(0);
     p.child.kill('SIGKILL');
@@ -107,7 +98,7 @@ describe('cascade with client keys', () => {
     const saved = readFileSync(temp.path('quotas.json'), 'utf8');
     expect(JSON.parse(saved)['key:web'].used).toBe(0);
     ({ p, url } = await serve());
-    expect(await call(`${url}/${webKey.key}`)).toBe(200);
+    expect(await callStatus(`${url}/${webKey.key}`)).toBe(200);
     expect(await p.stop('SIGTERM')).toBe(0);
     outputs.push(p.output(), readFileSync(temp.path('quotas.json'), 'utf8'));
 

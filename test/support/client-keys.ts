@@ -30,3 +30,14 @@ export function clientKey(
 export function keysOf(...keys: ClientKeyConfig[]): KeysConfig {
   return { keys, file: undefined };
 }
+
+/** The HTTP status of one JSON-RPC call of `method` (no params) posted to `url`. */
+export async function callStatus(url: string, method = 'getSlot'): Promise<number> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method }),
+  });
+  await response.text();
+  return response.status;
+}
