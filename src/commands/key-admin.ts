@@ -58,7 +58,7 @@ function reach(fleet: FleetWrite | undefined): string {
 function warnUnwritten(fleet: FleetWrite | undefined, io: CommandIo): void {
   if (fleet !== undefined && !fleet.written)
     io.err(
-      'warning: Redis did not take the change yet; this replica sends it at each sync until it does, and the other replicas apply it then (see `cascade status`)',
+      'warning: Redis did not take the change yet; this replica holds it in memory and sends it at each sync until Redis does, and the other replicas apply it then (see `cascade status`); a restart of this replica before then loses it',
     );
 }
 
@@ -76,7 +76,7 @@ export async function runKeyRevoke(
     );
   else
     io.out(
-      `${name} revoked${reach(fleet)}: its calls are refused (401), across restarts, until \`cascade key unrevoke ${name}\` or a new secret`,
+      `${name} revoked${reach(fleet)}: its calls are refused (401)${fleet.written ? ', across restarts,' : ''} until \`cascade key unrevoke ${name}\` or a new secret`,
     );
   warnUnwritten(fleet, io);
   return 0;
@@ -121,11 +121,13 @@ export async function runKeyBudget(
     const amount =
       key.budget === null ? 'no budget' : `budget ${formatCredits(key.budget)} credits`;
     const keep =
-      fleet !== undefined
+      fleet?.written === true
         ? 'it holds across restarts until set again or its monthly_credits changes in the config'
-        : toConfig
-          ? 'the config’s monthly_credits'
-          : 'set monthly_credits in its [[keys]] entry to keep it after a restart';
+        : fleet !== undefined
+          ? 'once Redis takes it, it holds across restarts until set again or its monthly_credits changes'
+          : toConfig
+            ? 'the config’s monthly_credits'
+            : 'set monthly_credits in its [[keys]] entry to keep it after a restart';
     io.out(
       `${name}: ${amount}${reach(fleet)} (used ${formatCredits(key.used)}, resets ${key.next_reset}); ${keep}`,
     );
