@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import {
   KEY_USAGE_PREFIX,
+  UNRESOLVED_SECRET,
   UsageError,
   budgetField,
   budgetOverride,
@@ -15,6 +16,7 @@ import {
   revokeField,
   keyAction,
   nextReset,
+  periodInForce,
   periodStart,
   readQuotaFile,
   utcDay,
@@ -36,7 +38,8 @@ export function lockTarget(config: Config, adminPort: number): AdminTarget {
  * operator's shell without the secret (key_env unset: no hash) reads any revoke of the name.
  */
 function revokedIn(changes: ReadonlyMap<string, string>, key: ClientKeyConfig): boolean {
-  if (key.sha256 !== '') return changes.get(revokeField(key.name, key.sha256)) === '1';
+  if (key.sha256 !== UNRESOLVED_SECRET)
+    return changes.get(revokeField(key.name, key.sha256)) === '1';
   const prefix = revokeField(key.name, '');
   for (const [field, value] of changes) if (field.startsWith(prefix) && value === '1') return true;
   return false;
@@ -46,7 +49,7 @@ function revokedIn(changes: ReadonlyMap<string, string>, key: ClientKeyConfig): 
  * The configured keys' rows from a quotas.json snapshot, or Redis' (a past period's usage
  * counts as 0); with the fleet's runtime `changes`, its revokes and budgets.
  */
-export function keyRowsFromFile(
+export function keyRowsFromSnapshot(
   config: Config,
   snapshot: QuotaSnapshot,
   changes: ReadonlyMap<string, string> = new Map(),
@@ -54,8 +57,8 @@ export function keyRowsFromFile(
   const today = utcDay(new Date());
   return (config.keys?.keys ?? []).map((key) => {
     const entry = snapshot.get(`${KEY_USAGE_PREFIX}${key.name}`);
-    // A saved period starting on or after the current one is still in force (the rollover's rule).
-    const current = entry !== undefined && entry.periodStart >= periodStart(today, key.resetDay);
+    const current =
+      entry !== undefined && periodInForce(entry.periodStart, periodStart(today, key.resetDay));
     const start = current ? entry.periodStart : periodStart(today, key.resetDay);
     return {
       name: key.name,
@@ -82,19 +85,19 @@ export async function keyRows(
 ): Promise<KeyRow[]> {
   if ((config.keys?.keys.length ?? 0) === 0) return [];
   if (adminPort) return (await fetchKeys(lockTarget(config, adminPort))).keys;
-  return keyRowsFromFile(config, await readQuotaFile(quotasPath));
+  return keyRowsFromSnapshot(config, await readQuotaFile(quotasPath));
 }
 
-/** Zeroes the usage of key `name`: through the server when one runs, else in the file. */
+/**
+ * Zeroes the usage of key `name` (a configured key: the caller checks every name first):
+ * through the server when one runs, else in Redis (replicas) and the file.
+ */
 export async function resetKey(
   config: Config,
   quotasPath: string,
   name: string,
   adminPort: number | null | undefined,
 ): Promise<{ row: KeyRow; where: string }> {
-  const known = (config.keys?.keys ?? []).map((key) => key.name);
-  if (!known.includes(name))
-    throw new UsageError(`unknown key: ${name}`, `known keys: ${known.join(', ') || 'none'}`);
   if (adminPort) {
     const { key } = await keyAction(lockTarget(config, adminPort), name, 'reset');
     return { row: key, where: 'through the running server' };
@@ -115,7 +118,7 @@ export async function resetKey(
   const start = periodStart(utcDay(new Date()), key.resetDay);
   next.set(entry, { used: 0, periodStart: snapshot.get(entry)?.periodStart ?? start });
   await writeQuotaFile(quotasPath, next);
-  const row = keyRowsFromFile(config, next).find((one) => one.name === name)!;
+  const row = keyRowsFromSnapshot(config, next).find((one) => one.name === name)!;
   return {
     row,
     where: fleet ? `for every replica (in Redis) and in ${quotasPath}` : `in ${quotasPath}`,

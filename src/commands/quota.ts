@@ -27,7 +27,7 @@ import {
   poolCells,
   renderAccountRows,
 } from './quota-accounts.js';
-import { keyRows, keyRowsFromFile, resetKey } from './quota-keys.js';
+import { keyRows, keyRowsFromSnapshot, resetKey } from './quota-keys.js';
 import type { CommandIo, ExitCode } from './io.js';
 import { configSource, loadOrFail as loadConfigOrFail } from './load-or-fail.js';
 import { formatCredits, renderJson, renderTable } from './output.js';
@@ -160,7 +160,7 @@ export async function runQuotaShow(options: QuotaOptions, io: CommandIo): Promis
     const usage = await readSharedUsage(config, new Date());
     const changes = config.keys === undefined ? undefined : await readSharedKeyChanges(config);
     render(
-      { ...rowsFrom(config, usage), keys: keyRowsFromFile(config, usage, changes) },
+      { ...rowsFrom(config, usage), keys: keyRowsFromSnapshot(config, usage, changes) },
       { kind: 'redis', url: config.cluster.redactedRedisUrl! },
       quotasPath,
       io,

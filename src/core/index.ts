@@ -32,6 +32,7 @@ export {
   isLoopback,
   KEY_USAGE_PREFIX,
   keyHash,
+  UNRESOLVED_SECRET,
   type ClientKeyConfig,
 } from './config/index.js';
 export { chainOf, chainsOf } from './config/config-chains.js';

@@ -150,13 +150,14 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     const proxy = server;
     // Client keys' usage sits in quotas.json beside the nodes' (written by the same flusher);
     // shared with replicas, it is the shared ledger's, synced and healed as the nodes' is.
-    if (usage.shared !== undefined)
-      proxy.keys.shareUsage(usage.shared, async (name) => {
+    const shared = usage.shared;
+    if (shared !== undefined)
+      proxy.keys.shareUsage(shared, async (name) => {
         if (coordinator === undefined)
           throw new ResetNotApplied(new Error('not linked to the fleet yet'));
         await coordinator.reset([name]);
         // Zero here too, as the primary does: the answer shows the reset, not the last sync.
-        usage.shared!.reset(name);
+        shared.reset(name);
       });
     proxy.keys.restoreUsage(usage.flusher.others);
     usage.flusher.attach(() => proxy.keys.usageSnapshot());

@@ -11,7 +11,7 @@ import { coordinatedNodes } from '../../src/core/cluster/coordinated-nodes.js';
 import { RedisCoordinator, type ShareTarget } from '../../src/core/cluster/redis-coordinator.js';
 import { readSharedUsage } from '../../src/core/cluster/shared-quota.js';
 import type { ClusterConfig, Config, NodeConfig } from '../../src/core/config/types.js';
-import { keyRowsFromFile } from '../../src/commands/quota-keys.js';
+import { keyRowsFromSnapshot } from '../../src/commands/quota-keys.js';
 import { ClientKeys } from '../../src/core/keys/client-keys.js';
 import { keyPeriods } from '../../src/core/keys/key-periods.js';
 import type { KeyState } from '../../src/core/keys/key-state.js';
@@ -152,7 +152,7 @@ describe.skipIf(missing !== undefined)("a key's monthly budget, shared by replic
     // `cascade quota show` with no server on this machine reads the key's fleet total too.
     const config = { nodes: [], keys: KEYS, cluster: clusterConfig('cli', prefix) };
     const usage = await readSharedUsage(config as unknown as Config, new Date(WALL));
-    const [row] = keyRowsFromFile(config as unknown as Config, usage);
+    const [row] = keyRowsFromSnapshot(config as unknown as Config, usage);
     expect(usage.get('key:app')).toEqual({ used: BUDGET, periodStart: PERIOD });
     expect(row!.name).toBe('app');
   });

@@ -205,20 +205,16 @@ export class RedisStore {
 
   /** The fleet's client-key changes (`<prefix>:keys`): field → value, versions dropped. */
   async readKeyChanges(): Promise<Map<string, string>> {
-    const flat = await this.#client.sendCommand(['HGETALL', `${this.#prefix}:keys`]);
+    // node-redis answers HGETALL as an object of field → value.
+    const held = (await this.#client.sendCommand(['HGETALL', `${this.#prefix}:keys`])) as Record<
+      string,
+      string
+    >;
     const changes = new Map<string, string>();
-    // RESP2 answers a flat list, RESP3 a map: both read as field/value pairs.
-    const pairs: unknown[] = Array.isArray(flat)
-      ? flat
-      : flat instanceof Map
-        ? [...(flat as Map<unknown, unknown>)].flat()
-        : Object.entries((flat ?? {}) as Record<string, unknown>).flat();
-    for (let i = 0; i + 1 < pairs.length; i += 2) {
-      const field = String(pairs[i]);
-      const held = String(pairs[i + 1]);
-      const space = held.indexOf(' ');
+    for (const [field, value] of Object.entries(held)) {
+      const space = value.indexOf(' ');
       if (field.startsWith('~') || space < 0) continue;
-      changes.set(field, held.slice(space + 1));
+      changes.set(field, value.slice(space + 1));
     }
     return changes;
   }

@@ -13,5 +13,6 @@ export {
   type MethodStrategy,
 } from './routing-section.js';
 export { KEY_NAME_PATTERN, keyHash } from './keys-section.js';
+export { UNRESOLVED_SECRET } from './key-secret.js';
 export { HOW_TO_PASS_A_KEY, type ClientKeyConfig, type KeysConfig } from './key-types.js';
 export { KEY_USAGE_PREFIX, exposureWarning } from './key-exposure.js';

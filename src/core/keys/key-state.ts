@@ -7,7 +7,7 @@
  */
 import type { ClientKeyConfig } from '../config/key-types.js';
 import type { UsageCounter } from '../quota/usage-ledger.js';
-import { nextReset, periodStart } from '../quota/billing-period.js';
+import { nextReset, periodInForce, periodStart } from '../quota/billing-period.js';
 import { KeyLimits } from './key-limits.js';
 import {
   REVOKED_KEY,
@@ -211,7 +211,7 @@ export class KeyState {
    */
   restore(saved: KeyUsage): void {
     this.#rollPeriod();
-    if (saved.periodStart < this.periodStart) return;
+    if (!periodInForce(saved.periodStart, this.periodStart)) return;
     this.#used = saved.used;
     this.periodStart = saved.periodStart;
   }
@@ -251,9 +251,9 @@ export class KeyState {
     const wall = this.wallNow();
     if (wall < this.#periodEndsAt) return;
     const start = periodStart(new Date(wall), this.config.resetDay);
-    // Only a later period starts the budget over (as for nodes): a reset_day moved so that the
-    // current period began before the one in force keeps its usage until the next reset.
-    if (start > this.periodStart) {
+    // Only a period after the one in force starts the budget over (as for nodes): a reset_day
+    // moved so that the current period began earlier keeps its usage until the next reset.
+    if (!periodInForce(this.periodStart, start)) {
       // Calls in flight keep their reservations; they settle into the new period.
       // (Shared usage rolls over in the ledger, as nodes' does.)
       this.#used = this.reservedNow;

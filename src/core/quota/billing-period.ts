@@ -53,6 +53,17 @@ export function periodStart(today: Date | string, resetDay: number): string {
   return formatCivil({ ...prev, day: Math.min(resetDay, daysInMonth(prev.year, prev.month)) });
 }
 
+/**
+ * Whether a saved period `marker` (its first day) is still in force when the period by today's
+ * reset day starts on `current`: the same period, one that starts later (a reset_day moved
+ * since), or a clock gone back. Only a marker before `current` has ended: its usage starts
+ * over. Nodes, provider accounts and client keys all roll over by this rule.
+ */
+export function periodInForce(marker: string, current: string): boolean {
+  // 'YYYY-MM-DD' strings order like the days they name.
+  return marker >= current;
+}
+
 /** First day of the billing period after the one `today` (UTC) belongs to. */
 export function nextReset(today: Date | string, resetDay: number): string {
   const start = toCivil(periodStart(today, resetDay));

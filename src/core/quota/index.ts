@@ -5,6 +5,7 @@ export {
   isCalendarDay,
   isLeapYear,
   nextReset,
+  periodInForce,
   periodStart,
   utcDay,
 } from './billing-period.js';

@@ -3,7 +3,7 @@ import { assignMarker, rollover } from './rollover.js';
 import type { PeriodNode, RolloverEvent } from './rollover.js';
 import { seedLedger } from './usage-ledger.js';
 import type { QuotaEntry, QuotaSnapshot, RetiredUsage, UsageLedger } from './usage-ledger.js';
-import { periodStart as periodStartOf } from './billing-period.js';
+import { periodInForce, periodStart as periodStartOf } from './billing-period.js';
 
 /** What a QuotaFlusher works on; `now`, `read` and `write` are injectable for tests. */
 export interface QuotaFlusherOptions {
@@ -118,9 +118,8 @@ export class QuotaFlusher {
       const kept = this.#aside.get(node.name);
       if (kept !== undefined) {
         this.#aside.delete(node.name);
-        // Back within the period it spent in (a saved period that starts on or after the
-        // current one, as the rollover reads markers): it carries on from there.
-        if (kept.periodStart >= periodStartOf(today, node.resetDay))
+        // Back within the period it spent in: it carries on from there.
+        if (periodInForce(kept.periodStart, periodStartOf(today, node.resetDay)))
           this.#ledger.restore(node.name, kept);
       }
       const periodStart = assignMarker(this.#ledger, node, today);

@@ -1,5 +1,5 @@
 import type { NodeConfig } from '../config/types.js';
-import { daysUntil, periodStart } from './billing-period.js';
+import { daysUntil, periodInForce, periodStart } from './billing-period.js';
 import type { UsageLedger } from './usage-ledger.js';
 
 /** What rollover needs to know about a node. */
@@ -81,8 +81,7 @@ function rolloverNode(
     ledger.setPeriodStart(name, current);
     return { kind: 'adopted', name, from: undefined, to: current, usedBefore };
   }
-  // 'YYYY-MM-DD' strings order like the days they name.
-  if (marker >= current) return undefined;
+  if (periodInForce(marker, current)) return undefined;
   ledger.reset(name);
   ledger.setPeriodStart(name, current);
   const gapDays = daysUntil(marker, current);
