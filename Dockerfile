@@ -36,8 +36,8 @@ RUN chmod 755 dist/cli.js \
   && chown node:node /data
 
 USER node
-# The working directory is the data volume: the default quotas_path ("quotas.json") and its
-# lock land in /data. Price lists are read by absolute path (/app/config/provider_config/…).
+# The working directory is the data volume: the default quotas_path ("quotas.json"), its lock
+# and the client keys' runtime changes (quotas.key-changes.json) land in /data. Price lists are read by absolute path (/app/config/provider_config/…).
 WORKDIR /data
 VOLUME /data
 EXPOSE 3000

@@ -58,7 +58,7 @@ function reach(fleet: FleetWrite | undefined): string {
 function warnUnwritten(fleet: FleetWrite | undefined, io: CommandIo): void {
   if (fleet !== undefined && !fleet.written)
     io.err(
-      'warning: Redis did not take the change yet; this replica holds it in memory and sends it at each sync until Redis does, and the other replicas apply it then (see `cascade status`); a restart of this replica before then loses it',
+      'warning: Redis did not take the change yet; this replica holds it (on disk too, so a restart keeps it) and sends it at each sync until Redis does, and the other replicas apply it then (see `cascade status`)',
     );
 }
 
@@ -70,13 +70,9 @@ export async function runKeyRevoke(
 ): Promise<ExitCode> {
   const { key, fleet } = await keyAction(resolveAdminTarget(options, io), name, 'revoke');
   if (options.json) io.out(renderJson({ key, ...(fleet ? { fleet } : {}) }));
-  else if (fleet === undefined)
-    io.out(
-      `${name} revoked: its calls are refused (401) from now on; remove its [[keys]] entry so a restart does not bring it back`,
-    );
   else
     io.out(
-      `${name} revoked${reach(fleet)}: its calls are refused (401)${fleet.written ? ', across restarts,' : ''} until \`cascade key unrevoke ${name}\` or a new secret`,
+      `${name} revoked${reach(fleet)}: its calls are refused (401), across restarts, until \`cascade key unrevoke ${name}\` or a new secret`,
     );
   warnUnwritten(fleet, io);
   return 0;
@@ -97,8 +93,8 @@ export async function runKeyUnrevoke(
 
 /**
  * `cascade key budget NAME CREDITS|config`: a new budget for this period on (`config`: the
- * config's monthly_credits again) — until a restart alone; with Redis, across restarts, until
- * set again or the key's monthly_credits changes in the config.
+ * config's monthly_credits again) — across restarts (saved beside quotas.json, and with Redis
+ * the fleet's), until set again or the key's monthly_credits changes in the config.
  */
 export async function runKeyBudget(
   name: string,
@@ -120,14 +116,9 @@ export async function runKeyBudget(
   else {
     const amount =
       key.budget === null ? 'no budget' : `budget ${formatCredits(key.budget)} credits`;
-    const keep =
-      fleet?.written === true
-        ? 'it holds across restarts until set again or its monthly_credits changes in the config'
-        : fleet !== undefined
-          ? 'once Redis takes it, it holds across restarts until set again or its monthly_credits changes'
-          : toConfig
-            ? 'the config’s monthly_credits'
-            : 'set monthly_credits in its [[keys]] entry to keep it after a restart';
+    const keep = toConfig
+      ? 'the config’s monthly_credits'
+      : 'it holds across restarts until set again or its monthly_credits changes in the config';
     io.out(
       `${name}: ${amount}${reach(fleet)} (used ${formatCredits(key.used)}, resets ${key.next_reset}); ${keep}`,
     );

@@ -1,8 +1,9 @@
 /**
  * The client keys' part of `cascade quota show` and `quota reset --key` (issue 27): live from
  * the running server's admin listener when there is one, else from quotas.json, where each
- * key's usage sits beside the nodes' as a `key:NAME` entry — or, with replicas and no server
- * here, from Redis (the fleet's usage and its runtime revokes and budgets).
+ * key's usage sits beside the nodes' as a `key:NAME` entry (and its runtime revokes and budgets
+ * in the changes file beside it) — or, with replicas and no server here, from Redis (the
+ * fleet's usage and its runtime revokes and budgets).
  */
 import { existsSync } from 'node:fs';
 import {
@@ -15,6 +16,8 @@ import {
   resetSharedUsage,
   revokeField,
   keyAction,
+  keyChangesPath,
+  readKeyChanges,
   nextReset,
   periodInForce,
   periodStart,
@@ -85,7 +88,10 @@ export async function keyRows(
 ): Promise<KeyRow[]> {
   if ((config.keys?.keys.length ?? 0) === 0) return [];
   if (adminPort) return (await fetchKeys(lockTarget(config, adminPort))).keys;
-  return keyRowsFromSnapshot(config, await readQuotaFile(quotasPath));
+  // The operator's runtime revokes and budgets, as the server saved them beside quotas.json.
+  const saved = await readKeyChanges(keyChangesPath(quotasPath));
+  const changes = new Map(saved.map(({ field, value }) => [field, value]));
+  return keyRowsFromSnapshot(config, await readQuotaFile(quotasPath), changes);
 }
 
 /**

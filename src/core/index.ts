@@ -66,6 +66,7 @@ export {
 } from './service-primary.js';
 export { readSharedKeyChanges, readSharedUsage, resetSharedUsage } from './cluster/shared-quota.js';
 export { budgetField, budgetOverride, revokeField } from './keys/key-overrides.js';
+export { keyChangesPath, readKeyChanges } from './keys/key-changes-file.js';
 export { keyUsageName } from './keys/key-periods.js';
 export {
   adminUrl,

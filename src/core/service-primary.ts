@@ -39,6 +39,8 @@ import { DRAIN_TIMEOUT_MS } from './http/server.js';
 import type { ClusterSample, SeriesSnapshot } from './metrics.js';
 import { FleetSeries } from './prom-fleet-series.js';
 import { ClientKeys } from './keys/client-keys.js';
+import { keyChangesPath, readKeyChanges } from './keys/key-changes-file.js';
+import { KeyChangesStore } from './keys/key-changes-store.js';
 import { keyPeriods } from './keys/key-periods.js';
 import { registerClusterGauges } from './prom-cluster-metrics.js';
 import type { RolloverEvent } from './quota/rollover.js';
@@ -119,6 +121,13 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     await coordinator?.reset([name]);
     ledger.reset(name);
   });
+  // The operator's revokes and budgets from before a restart: every worker starts with them.
+  const changesPath = keyChangesPath(quotasPath);
+  const keyChangesKept = KeyChangesStore.restore(
+    changesPath,
+    keys,
+    await readKeyChanges(changesPath),
+  );
   const health = new Map<number, Record<string, WorkerNodeHealth>>();
   let coordinator: RedisCoordinator | undefined;
   let admin: AdminServer | undefined;
@@ -164,11 +173,17 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
         asks.ask(answering(), (id): PrimaryCommand => ({ t: 'keyview', id }), tell),
     },
     fleetKeyLink(() => coordinator, config.cluster),
+    () => keyChangesKept.save(),
   );
   // A change another replica made reaches every worker as one made here does.
-  const keyChanges = keyOverrideSync(keys, logger, () => {
-    for (const worker of live()) tell(worker, { t: 'keys', overrides: keys.overrides() });
-  });
+  const keyChanges = keyOverrideSync(
+    keys,
+    logger,
+    () => {
+      for (const worker of live()) tell(worker, { t: 'keys', overrides: keys.overrides() });
+    },
+    () => keyChangesKept.saveInBackground(logger),
+  );
   const operator = new FleetOperator({
     nodes,
     config: () => config,
@@ -340,6 +355,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
     stopTimers();
     await admin?.close();
     await coordinator?.stop();
+    await keyChangesKept.close(logger);
     metricsServer?.closeAllConnections();
     metricsServer?.close();
     return usage.close();

@@ -18,6 +18,8 @@ import { topologyTarget } from './cluster/topology-target.js';
 import type { AdminServer } from './http/admin-server.js';
 import { hostPort } from './http/listen.js';
 import { ProxyServer } from './http/server.js';
+import { keyChangesPath, readKeyChanges } from './keys/key-changes-file.js';
+import { KeyChangesStore } from './keys/key-changes-store.js';
 import { keyPeriods } from './keys/key-periods.js';
 import type { ProxyMetrics } from './metrics.js';
 import type { MethodRegistry } from './protocol/method-registry.js';
@@ -129,6 +131,10 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     clock,
     logger,
   });
+  // The operator's revokes and budgets from before a restart, in force before the first request.
+  const changesPath = keyChangesPath(quotasPath);
+  const savedChanges = await readKeyChanges(changesPath);
+  let keyChanges: KeyChangesStore | undefined;
   try {
     server = ProxyServer.create({
       config,
@@ -160,6 +166,8 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
         shared.reset(name);
       });
     proxy.keys.restoreUsage(usage.flusher.others);
+    const changes = KeyChangesStore.restore(changesPath, proxy.keys, savedChanges);
+    keyChanges = changes;
     usage.flusher.attach(() => proxy.keys.usageSnapshot());
     if (wantsOperator(config.server))
       operator = new LocalOperator(
@@ -185,7 +193,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
         ),
       clock,
       logger,
-      keyOverrideSync(proxy.keys, logger),
+      keyOverrideSync(proxy.keys, logger, undefined, () => changes.saveInBackground(logger)),
     );
     const joined = coordinator;
     if (joined) proxy.metrics.setClusterSource(() => joined.sample());
@@ -199,7 +207,11 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       coordinator,
       operator,
       logger,
-      keys: { keys: proxy.keys, fleet: fleetKeyLink(() => coordinator, config.cluster) },
+      keys: {
+        keys: proxy.keys,
+        fleet: fleetKeyLink(() => coordinator, config.cluster),
+        persist: () => changes.save(),
+      },
     });
     usage.claim(admin?.port);
   } catch (err) {
@@ -213,6 +225,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
   }
   const running = server;
   const gateway = ws;
+  const changesKept = keyChanges;
   const stopTimers = usage.startTimers();
   logStartup(options, running, gateway);
   let closing: Promise<ShutdownSummary> | undefined;
@@ -226,6 +239,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
     await running.close();
     // Sends what the last requests booked before the final write keeps the rest as unsent.
     await coordinator?.stop();
+    await changesKept.close(logger);
     const { code, usage: used } = await usage.close();
     return { code, requests: running.requestCounts(), usage: used };
   };

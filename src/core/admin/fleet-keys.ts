@@ -24,10 +24,13 @@ export function fleetKeyAdmin(
   keys: ClientKeys,
   workers: WorkerKeyChannel,
   fleet?: FleetKeyLink,
+  /** Writes the keys' runtime changes to disk (the primary keeps them for every worker). */
+  persist?: () => Promise<void>,
 ): KeyAdmin {
   return {
     keys,
     fleet,
+    ...(persist === undefined ? {} : { persist }),
     async activity() {
       return sumActivity((await workers.askActivity()) as KeyActivity[]);
     },

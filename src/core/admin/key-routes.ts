@@ -6,7 +6,8 @@
  * applies a change before the answer. A reload keeps them (a revoke names the key's secret, a
  * budget the config's monthly_credits it replaced: see keys/key-overrides.ts). With replicas on
  * Redis a change is written there before the answer and every other replica applies it at its
- * next sync, restarts included; alone, a restart forgets all but the usage.
+ * next sync. Every change is also on disk before the answer (keys/key-changes-file.ts, beside
+ * quotas.json), so a restart keeps it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -60,6 +61,8 @@ export interface KeyAdmin {
   spread?(): Promise<void>;
   /** With replicas on Redis: where the changes go so that every replica applies them. */
   readonly fleet?: FleetKeyLink | undefined;
+  /** Writes the keys' runtime changes to disk (they hold across restarts); absent: not kept. */
+  persist?(): Promise<void>;
 }
 
 /** How a replica hands its keys' runtime changes to the fleet (cluster/key-override-sync.ts). */
@@ -129,7 +132,8 @@ export function handleKeyRoute(
   else {
     if (action === 'revoke' || action === 'unrevoke') keys.setRevoked(state, action === 'revoke');
     else keys.setBudget(state, credits);
-    applied = admin.spread?.() ?? Promise.resolve();
+    // On disk before the answer: a revoke that a restart would undo is not one.
+    applied = Promise.all([admin.spread?.(), admin.persist?.()]).then(() => undefined);
     const link = admin.fleet;
     if (link !== undefined)
       fleet = link.publish().then((written) => ({ written, within_ms: link.withinMs }));

@@ -4,7 +4,9 @@
  * (the admin API answers once it is), and every other replica reads it at its own next sync —
  * in the same script call, so no request and no extra round trip ever waits on it. A replica
  * starting reads them in the syncs it makes before it serves. Redis back empty (or from an
- * older snapshot): the replicas write back what they hold, as they heal usage.
+ * older snapshot): the replicas write back what they hold, as they heal usage. Each replica
+ * also keeps the book on disk (keys/key-changes-store.ts), so one restarted while Redis is
+ * unreachable still holds the changes it had, and sends the ones Redis never took.
  */
 import type { Logger } from 'pino';
 import type { ClientKeys } from '../keys/client-keys.js';
@@ -36,6 +38,8 @@ export function keyOverrideSync(
   keys: ClientKeys,
   logger: Logger,
   onChange: () => void = () => undefined,
+  /** Called after a sync that sent changes or read the fleet's: the book may need saving. */
+  onSynced: () => void = () => undefined,
 ): OverrideChannel {
   return {
     outgoing() {
@@ -50,6 +54,7 @@ export function keyOverrideSync(
     },
     incoming(sent, reply) {
       const changed = keys.book.merge(sent, reply);
+      if (reply !== undefined || sent.fields.length > 0) onSynced();
       if (changed.length === 0) return;
       keys.refresh();
       // A field first read as "not revoked" or "the config's budget" changes nothing to say.

@@ -20,6 +20,7 @@ import {
   budgetValue,
   revokeField,
   type KeyOverrides,
+  type SavedOverride,
 } from './key-overrides.js';
 import { NO_KEY, REVOKED_KEY, UNKNOWN_KEY, failedChecks, type KeyRefusal } from './key-refusal.js';
 import { ConnectionKeys } from './connection-keys.js';
@@ -279,6 +280,12 @@ export class ClientKeys {
   /** Takes the operator's changes as another process holds them (the primary's, to a worker). */
   applyOverrides(overrides: KeyOverrides): void {
     this.book.replace(overrides);
+    this.refresh();
+  }
+
+  /** Takes the operator's changes this process saved before it restarted (key-changes-file.ts). */
+  restoreChanges(saved: readonly SavedOverride[]): void {
+    this.book.restore(saved);
     this.refresh();
   }
 

@@ -91,4 +91,39 @@ describe('KeyOverrideBook', () => {
     // A worker never writes to the fleet.
     expect(worker.outgoing().fields).toEqual([]);
   });
+
+  it('saves what it holds and, restored after a restart, sends what Redis never took and reads the fleet first', () => {
+    const book = new KeyOverrideBook();
+    book.set(FIELD, '1');
+    book.merge(book.outgoing(), reply(500, { [FIELD]: [500, '1'] }));
+    book.set('budget:web', '750@-');
+    const saved = book.saved();
+    expect(saved).toEqual([
+      { field: 'budget:web', value: '750@-', version: 0, pending: true },
+      { field: FIELD, value: '1', version: 500, pending: false },
+    ]);
+
+    const restarted = new KeyOverrideBook();
+    restarted.restore(saved);
+    expect(restarted.value(FIELD)).toBe('1');
+    const push = restarted.outgoing();
+    // The pending budget goes as a change made here; the fleet's book is read whatever its clock.
+    expect(push.fields).toEqual([{ field: 'budget:web', value: '750@-', version: 0 }]);
+    expect(push.seen).toBe(-1);
+    // Redis came back empty: the revoke it lost is written back under its version next time.
+    restarted.merge(push, reply(0, {}));
+    expect(restarted.outgoing().fields).toEqual([
+      { field: 'budget:web', value: '750@-', version: 0 },
+      { field: FIELD, value: '1', version: 500 },
+    ]);
+  });
+
+  it("restored with an older word than the fleet holds, takes the fleet's", () => {
+    const restarted = new KeyOverrideBook();
+    restarted.restore([{ field: FIELD, value: '1', version: 500, pending: false }]);
+    const changed = restarted.merge(restarted.outgoing(), reply(900, { [FIELD]: [900, '0'] }));
+    expect(changed).toEqual([{ field: FIELD, value: '0', version: 900 }]);
+    expect(restarted.value(FIELD)).toBe('0');
+    expect(restarted.outgoing().fields).toEqual([]);
+  });
 });

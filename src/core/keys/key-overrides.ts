@@ -26,6 +26,12 @@ export interface KeyOverride {
   readonly version: number;
 }
 
+/** One field as the process keeps it across restarts (keys/key-changes-file.ts). */
+export interface SavedOverride extends KeyOverride {
+  /** A change made here that Redis has not taken yet (alone, every change stays pending). */
+  readonly pending: boolean;
+}
+
 /** The whole book, as the primary hands it to its workers. */
 export type KeyOverrides = readonly KeyOverride[];
 
@@ -87,7 +93,7 @@ export function budgetOverride(
 export class KeyOverrideBook {
   readonly #entries = new Map<string, Entry>();
   #changes = 0;
-  /** The fleet's clock as last read from Redis (0: never). */
+  /** The fleet's clock as last read from Redis (0: never; -1: read it at the next sync). */
   #seen = 0;
 
   value(field: string): string | undefined {
@@ -102,6 +108,39 @@ export class KeyOverrideBook {
   /** Every field (to hand to a worker). */
   entries(): KeyOverrides {
     return [...this.#entries].map(([field, { value, version }]) => ({ field, value, version }));
+  }
+
+  /** Every field with whether it is still to send, in field order (what is saved to disk). */
+  saved(): SavedOverride[] {
+    return [...this.#entries]
+      .map(([field, { value, version, changed }]) => ({
+        field,
+        value,
+        version,
+        pending: changed > 0,
+      }))
+      .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
+  }
+
+  /**
+   * Takes the book this process saved before a restart: a field still to send (or never
+   * versioned) goes at the next sync as a change made here; the others keep their versions,
+   * so the fleet's newer word wins and one Redis lost is written back.
+   */
+  restore(saved: readonly SavedOverride[]): void {
+    this.#entries.clear();
+    // Read the fleet's book at the first sync whatever its clock: a Redis that lost these
+    // while this process was down (its clock back at 0) must get them back.
+    this.#seen = saved.length > 0 ? -1 : 0;
+    for (const { field, value, version, pending } of saved) {
+      const fresh = pending || version === 0;
+      this.#entries.set(field, {
+        value,
+        version: fresh ? 0 : version,
+        changed: fresh ? ++this.#changes : 0,
+        heal: false,
+      });
+    }
   }
 
   /** Takes another process's whole book (a worker takes the primary's). */

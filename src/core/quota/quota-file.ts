@@ -1,6 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import {
+  AtomicWriteError,
+  fileErrorCode,
+  fileErrorReason,
+  replaceFileAtomically,
+} from './atomic-file.js';
 import { CascadeError, QuotaFileError } from '../errors.js';
 import { QUOTA_FILE_HINT, formatQuotaFile, parseQuotaFile } from './quota-format.js';
 import type { QuotaSnapshot } from './usage-ledger.js';
@@ -26,8 +31,8 @@ export async function readQuotaFile(path: string): Promise<QuotaSnapshot> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if (errorCode(err) === 'ENOENT') return new Map();
-    throw new QuotaFileError(`${path}: cannot be read (${reasonOf(err)})`, QUOTA_FILE_HINT, {
+    if (fileErrorCode(err) === 'ENOENT') return new Map();
+    throw new QuotaFileError(`${path}: cannot be read (${fileErrorReason(err)})`, QUOTA_FILE_HINT, {
       cause: err,
     });
   }
@@ -44,46 +49,18 @@ export async function readQuotaFile(path: string): Promise<QuotaSnapshot> {
  */
 export async function writeQuotaFile(path: string, snapshot: QuotaSnapshot): Promise<void> {
   const text = formatQuotaFile(snapshot);
-  const dir = dirname(path);
-  // Unique per process and call, so overlapping writers never share (or delete) a temp file.
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeSynced(temp, text);
-    await rename(temp, path);
-  } catch (err) {
-    await rm(temp, { force: true }).catch(() => undefined);
-    throw writeError(path, err);
-  }
-  try {
-    await syncDirectory(dir);
+    await replaceFileAtomically(path, text);
   } catch (err) {
     throw writeError(path, err);
-  }
-}
-
-async function writeSynced(file: string, text: string): Promise<void> {
-  const handle = await open(file, 'wx');
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Makes the rename itself durable. Windows cannot open a directory for fsync (nor needs to). */
-async function syncDirectory(dir: string): Promise<void> {
-  if (process.platform === 'win32') return;
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 
 function writeError(path: string, err: unknown): QuotaWriteError {
-  return new QuotaWriteError(path, reasonOf(err), writeHint(errorCode(err), path), { cause: err });
+  const cause = err instanceof AtomicWriteError ? err.cause : err;
+  return new QuotaWriteError(path, fileErrorReason(err), writeHint(fileErrorCode(err), path), {
+    cause,
+  });
 }
 
 function writeHint(code: string | undefined, path: string): string {
@@ -104,17 +81,4 @@ function writeHint(code: string | undefined, path: string): string {
     default:
       return 'usage is kept in memory and written again on the next flush';
   }
-}
-
-function errorCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
-  return typeof err.code === 'string' ? err.code : undefined;
-}
-
-function reasonOf(err: unknown): string {
-  const code = errorCode(err);
-  const message = err instanceof Error ? err.message : String(err);
-  // Node's messages repeat the code and the path; keep just "CODE: reason".
-  const reason = message.replace(/^[A-Z]+: /, '').replace(/, [a-z]+( '.*')?$/, '');
-  return code === undefined ? reason : `${code}: ${reason}`;
 }

@@ -1,0 +1,126 @@
+/**
+ * The client keys' runtime changes on disk: every revoke, un-revoke and runtime budget an
+ * operator made (keys/key-overrides.ts), kept beside quotas.json so that a restart — a deploy,
+ * a crash, `kill -9` — does not put a revoked key back in service. One JSON object, a member
+ * per field of the book, written atomically (a crash leaves the old or the new file):
+ *
+ *   {
+ *     "budget:web": { "value": "750000@-", "version": 0, "pending": true },
+ *     "revoke:web:3f2a9c0d41b7e6a8": { "value": "1", "version": 1765150000123 }
+ *   }
+ *
+ * `version` is the one Redis gave the change (replicas; 0 alone), `pending` marks a change
+ * Redis has not taken yet (it goes at the next sync after a restart). A revoke names the key
+ * and the first 16 hex digits of its secret's SHA-256, never the secret.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { CascadeError, QuotaFileError } from '../errors.js';
+import { fileErrorCode, fileErrorReason, replaceFileAtomically } from '../quota/atomic-file.js';
+import type { SavedOverride } from './key-overrides.js';
+
+/** What to do about a file cascade refuses to read. */
+const FILE_HINT =
+  'fix it by hand, or delete it to forget the runtime revokes and budgets it holds (the config’s keys apply again)';
+
+const REVOKE_FIELD = /^revoke:[A-Za-z0-9][A-Za-z0-9._-]{0,63}:[0-9a-f]{16}$/;
+const BUDGET_FIELD = /^budget:[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const BUDGET_VALUE = /^(-|\d{1,16}@(\d{1,16}|-))$/;
+
+/** The file beside `quotasPath`: `quotas.json` → `quotas.key-changes.json`. */
+export function keyChangesPath(quotasPath: string): string {
+  const stem = quotasPath.endsWith('.json') ? quotasPath.slice(0, -'.json'.length) : quotasPath;
+  return `${stem}.key-changes.json`;
+}
+
+/** The file's text for `saved` (in field order, 2-space JSON, no trailing newline). */
+export function formatKeyChanges(saved: readonly SavedOverride[]): string {
+  if (saved.length === 0) return '{}';
+  const members = saved.map(({ field, value, version, pending }) => {
+    const still = pending ? ', "pending": true' : '';
+    return `  ${JSON.stringify(field)}: { "value": ${JSON.stringify(value)}, "version": ${version}${still} }`;
+  });
+  return `{\n${members.join(',\n')}\n}`;
+}
+
+/** Parses the file's text; anything else than what formatKeyChanges writes throws, naming `file`. */
+export function parseKeyChanges(text: string, file: string): SavedOverride[] {
+  let root: unknown;
+  try {
+    root = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+  } catch (err) {
+    throw invalid(file, `is not valid JSON (${(err as Error).message})`);
+  }
+  if (typeof root !== 'object' || root === null || Array.isArray(root))
+    throw invalid(file, 'must be a JSON object of runtime key changes');
+  const saved: SavedOverride[] = [];
+  for (const [field, entry] of Object.entries(root)) {
+    const at = JSON.stringify(field);
+    const isRevoke = REVOKE_FIELD.test(field);
+    if (!isRevoke && !BUDGET_FIELD.test(field))
+      throw invalid(
+        file,
+        `${at} is not a change cascade makes (revoke:NAME:FINGERPRINT or budget:NAME)`,
+      );
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      throw invalid(file, `${at} must be an object {"value": …, "version": …}`);
+    const { value, version, pending } = entry as Record<string, unknown>;
+    const valid = isRevoke
+      ? value === '0' || value === '1'
+      : typeof value === 'string' && BUDGET_VALUE.test(value);
+    if (!valid)
+      throw invalid(
+        file,
+        `${at}.value must be ${isRevoke ? '"1" (revoked) or "0"' : '"CREDITS@BASE" or "-"'}, got ${JSON.stringify(value)}`,
+      );
+    if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0)
+      throw invalid(
+        file,
+        `${at}.version must be a whole number ≥ 0, got ${JSON.stringify(version)}`,
+      );
+    if (pending !== undefined && typeof pending !== 'boolean')
+      throw invalid(file, `${at}.pending must be true or false, got ${JSON.stringify(pending)}`);
+    saved.push({ field, value: value as string, version, pending: pending === true });
+  }
+  return saved;
+}
+
+/** Reads the file; a missing one holds no changes. */
+export async function readKeyChanges(path: string): Promise<SavedOverride[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (fileErrorCode(err) === 'ENOENT') return [];
+    throw new QuotaFileError(`${path}: cannot be read (${fileErrorReason(err)})`, FILE_HINT, {
+      cause: err,
+    });
+  }
+  return parseKeyChanges(text, path);
+}
+
+/** The file could not be written; the change holds in memory, and the previous file is intact. */
+export class KeyChangesWriteError extends CascadeError {
+  constructor(path: string, err: unknown) {
+    super(
+      'KEY_CHANGES_WRITE_FAILED',
+      `cannot write ${path}: ${fileErrorReason(err)}`,
+      `make ${dirname(path)} writable (it holds quotas.json too); the change is in force until a restart`,
+      { cause: err },
+    );
+    this.name = 'KeyChangesWriteError';
+  }
+}
+
+/** Replaces the file with `text` atomically. */
+export async function writeKeyChanges(path: string, text: string): Promise<void> {
+  try {
+    await replaceFileAtomically(path, text);
+  } catch (err) {
+    throw new KeyChangesWriteError(path, err);
+  }
+}
+
+function invalid(file: string, problem: string): QuotaFileError {
+  return new QuotaFileError(`${file} ${problem}`, FILE_HINT);
+}
