@@ -217,7 +217,7 @@ keyAdmin(
   key
     .command('budget')
     .description(
-      "set a key's monthly credits on the running server (alone: until a restart; with replicas on Redis: on every replica, across restarts)",
+      "set a key's monthly credits on the running server, across restarts (with replicas on Redis: on every replica)",
     )
     .argument('<name>', 'key name')
     .argument('<credits>', 'credits per billing period, or `config` for its monthly_credits again'),

@@ -62,20 +62,33 @@ function warnUnwritten(fleet: FleetWrite | undefined, io: CommandIo): void {
     );
 }
 
+/**
+ * A change the server could not write to disk: in force, said on stderr, exit code 1 (a script
+ * must know a restart would undo it).
+ */
+function reportUnsaved(notSaved: string | undefined, io: CommandIo): ExitCode {
+  if (notSaved === undefined) return 0;
+  io.err(
+    `error: the change is in force but was not saved: ${notSaved}; a restart before it is saved undoes it (the server tries again every 5 s)`,
+  );
+  return 1;
+}
+
 /** `cascade key revoke NAME`: refused at once (every replica, with Redis), until un-revoked. */
 export async function runKeyRevoke(
   name: string,
   options: KeyAdminOptions,
   io: CommandIo,
 ): Promise<ExitCode> {
-  const { key, fleet } = await keyAction(resolveAdminTarget(options, io), name, 'revoke');
-  if (options.json) io.out(renderJson({ key, ...(fleet ? { fleet } : {}) }));
+  const answer = await keyAction(resolveAdminTarget(options, io), name, 'revoke');
+  const { fleet, not_saved: notSaved } = answer;
+  if (options.json) io.out(renderJson(answer));
   else
     io.out(
-      `${name} revoked${reach(fleet)}: its calls are refused (401), across restarts, until \`cascade key unrevoke ${name}\` or a new secret`,
+      `${name} revoked${reach(fleet)}: its calls are refused (401)${notSaved === undefined ? ', across restarts,' : ''} until \`cascade key unrevoke ${name}\` or a new secret`,
     );
   warnUnwritten(fleet, io);
-  return 0;
+  return reportUnsaved(notSaved, io);
 }
 
 /** `cascade key unrevoke NAME`: takes a revoke back (every replica, with Redis). */
@@ -84,11 +97,12 @@ export async function runKeyUnrevoke(
   options: KeyAdminOptions,
   io: CommandIo,
 ): Promise<ExitCode> {
-  const { key, fleet } = await keyAction(resolveAdminTarget(options, io), name, 'unrevoke');
-  if (options.json) io.out(renderJson({ key, ...(fleet ? { fleet } : {}) }));
+  const answer = await keyAction(resolveAdminTarget(options, io), name, 'unrevoke');
+  const { fleet, not_saved: notSaved } = answer;
+  if (options.json) io.out(renderJson(answer));
   else io.out(`${name} is no longer revoked${reach(fleet)}: its calls are served again`);
   warnUnwritten(fleet, io);
-  return 0;
+  return reportUnsaved(notSaved, io);
 }
 
 /**
@@ -111,18 +125,19 @@ export async function runKeyBudget(
     );
   }
   const budget = toConfig ? 'config' : Number(credits);
-  const { key, fleet } = await keyAction(resolveAdminTarget(options, io), name, { budget });
-  if (options.json) io.out(renderJson({ key, ...(fleet ? { fleet } : {}) }));
+  const answer = await keyAction(resolveAdminTarget(options, io), name, { budget });
+  const { key, fleet, not_saved: notSaved } = answer;
+  if (options.json) io.out(renderJson(answer));
   else {
     const amount =
       key.budget === null ? 'no budget' : `budget ${formatCredits(key.budget)} credits`;
     const keep = toConfig
       ? 'the config’s monthly_credits'
-      : 'it holds across restarts until set again or its monthly_credits changes in the config';
+      : `it holds${notSaved === undefined ? ' across restarts' : ''} until set again or its monthly_credits changes in the config`;
     io.out(
       `${name}: ${amount}${reach(fleet)} (used ${formatCredits(key.used)}, resets ${key.next_reset}); ${keep}`,
     );
   }
   warnUnwritten(fleet, io);
-  return 0;
+  return reportUnsaved(notSaved, io);
 }

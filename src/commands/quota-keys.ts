@@ -18,6 +18,7 @@ import {
   keyAction,
   keyChangesPath,
   readKeyChanges,
+  readSharedKeyChanges,
   nextReset,
   periodInForce,
   periodStart,
@@ -88,10 +89,17 @@ export async function keyRows(
 ): Promise<KeyRow[]> {
   if ((config.keys?.keys.length ?? 0) === 0) return [];
   if (adminPort) return (await fetchKeys(lockTarget(config, adminPort))).keys;
-  // The operator's runtime revokes and budgets, as the server saved them beside quotas.json.
+  return keyRowsFromSnapshot(
+    config,
+    await readQuotaFile(quotasPath),
+    await savedChanges(quotasPath),
+  );
+}
+
+/** The operator's runtime revokes and budgets, as the server saved them beside quotas.json. */
+async function savedChanges(quotasPath: string): Promise<Map<string, string>> {
   const saved = await readKeyChanges(keyChangesPath(quotasPath));
-  const changes = new Map(saved.map(({ field, value }) => [field, value]));
-  return keyRowsFromSnapshot(config, await readQuotaFile(quotasPath), changes);
+  return new Map(saved.map(({ field, value }) => [field, value]));
 }
 
 /**
@@ -124,7 +132,8 @@ export async function resetKey(
   const start = periodStart(utcDay(new Date()), key.resetDay);
   next.set(entry, { used: 0, periodStart: snapshot.get(entry)?.periodStart ?? start });
   await writeQuotaFile(quotasPath, next);
-  const row = keyRowsFromSnapshot(config, next).find((one) => one.name === name)!;
+  const changes = fleet ? await readSharedKeyChanges(config) : await savedChanges(quotasPath);
+  const row = keyRowsFromSnapshot(config, next, changes).find((one) => one.name === name)!;
   return {
     row,
     where: fleet ? `for every replica (in Redis) and in ${quotasPath}` : `in ${quotasPath}`,

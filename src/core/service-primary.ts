@@ -173,7 +173,7 @@ export async function startCascadePrimary(options: PrimaryOptions): Promise<Casc
         asks.ask(answering(), (id): PrimaryCommand => ({ t: 'keyview', id }), tell),
     },
     fleetKeyLink(() => coordinator, config.cluster),
-    () => keyChangesKept.save(),
+    () => keyChangesKept.saveNow(logger),
   );
   // A change another replica made reaches every worker as one made here does.
   const keyChanges = keyOverrideSync(

@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { Config, NodeConfig } from './config/types.js';
 import { StartupError } from './errors.js';
+import { keyChangesPath } from './keys/key-changes-file.js';
+import { removeStaleTemps } from './quota/atomic-file.js';
 import { QuotaFlusher } from './quota/quota-flusher.js';
 import {
   HEARTBEAT_MS,
@@ -86,6 +88,9 @@ export class UsageStore {
   /** Takes the quotas lock, naming the admin port other commands reach this server on. */
   claim(adminPort: number | undefined): void {
     acquireServerLock(this.quotasPath, adminPort ?? null);
+    // Ours now: temp files a server killed mid-write left beside it are nobody's.
+    for (const file of [this.quotasPath, keyChangesPath(this.quotasPath)])
+      void removeStaleTemps(file).catch(() => undefined);
   }
 
   /** Starts the timers that run while the service serves; returns their stop. */

@@ -210,7 +210,7 @@ export async function startCascade(options: CascadeOptions): Promise<Cascade> {
       keys: {
         keys: proxy.keys,
         fleet: fleetKeyLink(() => coordinator, config.cluster),
-        persist: () => changes.save(),
+        persist: () => changes.saveNow(logger),
       },
     });
     usage.claim(admin?.port);

@@ -6,7 +6,7 @@
  * beside quotas.json names keys and secret fingerprints, never a secret. With `--workers` the
  * primary keeps the file and every worker starts with its changes.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startMockNodes } from '../../src/mock/index.js';
 import { callStatus } from '../support/client-keys.js';
@@ -121,6 +121,35 @@ describe('runtime key changes across restarts', () => {
     const offline = (JSON.parse(shown.stdout) as { keys: Row[] }).keys;
     expect(row(offline, 'ops').revoked).toBe(true);
     expect(row(offline, 'web').revoked).toBe(false);
+    // A reset in the file shows the key as it stands: still revoked.
+    const reset = await cli('quota', 'reset', '--key', 'ops');
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toMatch(/ops.*revoked/);
+  });
+
+  it('a change that cannot be saved is in force, said so (exit 1), logged, and saved once it can be', async () => {
+    const { start, cli, changesFile } = await setUp(0);
+    let { p, url } = await start();
+    // Something in the way of the file (a directory of that name): no write can replace it.
+    mkdirSync(changesFile);
+    const revoked = await cli('key', 'revoke', 'web');
+    expect(revoked.code).toBe(1);
+    expect(revoked.stdout).toContain('web revoked: its calls are refused (401) until');
+    expect(revoked.stdout).not.toContain('across restarts');
+    expect(revoked.stderr).toContain(
+      'error: the change is in force but was not saved: cannot write',
+    );
+    expect(revoked.stderr).toContain('a restart before it is saved undoes it');
+    expect(await callStatus(`${url}/${WEB_KEY}`)).toBe(401);
+    await p.waitFor(/client key changed through the admin listener, but not saved/);
+    // Out of the way: the server's retry writes it, and a kill -9 then keeps it.
+    rmSync(changesFile, { recursive: true });
+    await expect.poll(() => existsSync(changesFile), { timeout: 15_000, interval: 100 }).toBe(true);
+    p.child.kill('SIGKILL');
+    await p.exited();
+    ({ p, url } = await start());
+    expect(await callStatus(`${url}/${WEB_KEY}`)).toBe(401);
+    expect(await p.stop('SIGTERM')).toBe(0);
   });
 
   it('a damaged changes file stops the start with an error naming it and how to fix it', async () => {
@@ -137,7 +166,7 @@ describe('runtime key changes across restarts', () => {
     expect(p.output()).toContain(
       '"revoke:web:0123456789abcdef".value must be "1" (revoked) or "0"',
     );
-    expect(p.output()).toContain('delete it to forget');
+    expect(p.output()).toContain('or delete it: alone, the config’s keys then apply again');
     // Fixed by hand, it starts.
     writeFileSync(changesFile, '{"revoke:web:0123456789abcdef": {"value": "1", "version": 0}}');
     const again = await start();

@@ -86,8 +86,11 @@ describe('cascade with client keys', () => {
     expect(await p.stop('SIGTERM')).toBe(0);
     outputs.push(p.output());
 
-    // web spent 2 since the reset; its configured budget is 5 again: two more calls pass 5.
+    // web spent 2 since the reset; the budget of 7 set at runtime holds across the restart, as
+    // does the revoke of ops: two more calls (4, 6), and the next would pass 7.
     ({ p, url } = await serve());
+    expect(await callStatus(`${url}/${opsKey.key}`)).toBe(401);
+    expect(await callStatus(`${url}/${webKey.key}`)).toBe(200);
     expect(await callStatus(`${url}/${webKey.key}`)).toBe(200);
     expect(await callStatus(`${url}/${webKey.key}`)).toBe(429);
     // kill -9 after the write a reset forces: what was written is what the next start reads.
@@ -100,7 +103,11 @@ describe('cascade with client keys', () => {
     ({ p, url } = await serve());
     expect(await callStatus(`${url}/${webKey.key}`)).toBe(200);
     expect(await p.stop('SIGTERM')).toBe(0);
-    outputs.push(p.output(), readFileSync(temp.path('quotas.json'), 'utf8'));
+    outputs.push(
+      p.output(),
+      readFileSync(temp.path('quotas.json'), 'utf8'),
+      readFileSync(temp.path('quotas.key-changes.json'), 'utf8'),
+    );
 
     const everything = outputs.join('\n');
     // `key new` prints its key (once per run, and in the URL example); nothing else ever does.

@@ -45,30 +45,34 @@ afterEach(async () => {
   redis = undefined;
 });
 
-async function start(count: number): Promise<Replica[]> {
+/** One replica of the test's fleet: its own quotas file unless `quotasPath` names one. */
+async function startOne(id: string, quotasPath?: string): Promise<Replica> {
   redis ??= await startRedis();
   if (mocks.length === 0) mocks = await startMockNodes([{ name: 'n' }]);
+  const replica = await startReplica({
+    id,
+    redisUrl: redis.url,
+    nodes: [
+      nodeConfig({
+        name: 'n',
+        url: mocks[0]!.url,
+        redactedUrl: mocks[0]!.url,
+        pricing: priceList({}, 1),
+      }),
+    ],
+    prefix: `ka${prefixCount}`,
+    keys: KEYS,
+    server: { adminPort: 0, requireKey: true },
+    ...(quotasPath === undefined ? {} : { quotasPath }),
+  });
+  replicas.push(replica);
+  return replica;
+}
+
+async function start(count: number): Promise<Replica[]> {
   if (replicas.length === 0) prefixCount++;
   const started: Replica[] = [];
-  for (let i = 0; i < count; i++) {
-    const replica = await startReplica({
-      id: `r${replicas.length}`,
-      redisUrl: redis.url,
-      nodes: [
-        nodeConfig({
-          name: 'n',
-          url: mocks[0]!.url,
-          redactedUrl: mocks[0]!.url,
-          pricing: priceList({}, 1),
-        }),
-      ],
-      prefix: `ka${prefixCount}`,
-      keys: KEYS,
-      server: { adminPort: 0, requireKey: true },
-    });
-    replicas.push(replica);
-    started.push(replica);
-  }
+  for (let i = 0; i < count; i++) started.push(await startOne(`r${replicas.length}`));
   return started;
 }
 
@@ -81,24 +85,7 @@ async function restart(replica: Replica, close = true): Promise<Replica> {
     await replica.cascade.close();
     replicas = replicas.filter((each) => each !== replica);
   }
-  const again = await startReplica({
-    id: 'r-restarted',
-    redisUrl: redis!.url,
-    nodes: [
-      nodeConfig({
-        name: 'n',
-        url: mocks[0]!.url,
-        redactedUrl: mocks[0]!.url,
-        pricing: priceList({}, 1),
-      }),
-    ],
-    prefix: `ka${prefixCount}`,
-    keys: KEYS,
-    server: { adminPort: 0, requireKey: true },
-    quotasPath: replica.cascade.quotasPath,
-  });
-  replicas.push(again);
-  return again;
+  return startOne('r-restarted', replica.cascade.quotasPath);
 }
 
 /**

@@ -13,7 +13,9 @@ import { coordinatedNodes } from '../../src/core/cluster/coordinated-nodes.js';
 import { keyOverrideSync } from '../../src/core/cluster/key-override-sync.js';
 import { RedisCoordinator, type ShareTarget } from '../../src/core/cluster/redis-coordinator.js';
 import type { ClusterConfig } from '../../src/core/config/types.js';
+import { keyHash } from '../../src/core/config/key-secret.js';
 import { ClientKeys, isRefusal } from '../../src/core/keys/client-keys.js';
+import { revokeField } from '../../src/core/keys/key-overrides.js';
 import { keyPeriods } from '../../src/core/keys/key-periods.js';
 import { SharedUsageLedger } from '../../src/core/quota/shared-usage-ledger.js';
 import { clientKey, keysOf } from '../support/client-keys.js';
@@ -28,7 +30,8 @@ import { steppedStore } from '../support/stepped-sync.js';
 const missing = redisUnavailable();
 const INTERVAL = 50;
 const MAX_TRIES = 100;
-const WALL = Date.UTC(2026, 0, 15, 12);
+/** Near real time: Redis versions the changes by its own clock, a change by when it was made. */
+const WALL = Date.now();
 const WEB = 'ck_fleet_web_0123456789abcdefghijkl';
 const WEB_ROTATED = 'ck_fleet_web_rotated_0123456789abcd';
 const OPS = 'ck_fleet_ops_0123456789abcdefghijkl';
@@ -67,7 +70,9 @@ async function replica(id: string, prefix: string, keysConfig = KEYS): Promise<R
   const cluster = clusterConfig(id, prefix);
   const clock = new ManualClock(0, WALL);
   const ledger = new SharedUsageLedger();
-  const keys = new ClientKeys(keysConfig, true, clock, () => clock.wallNow());
+  // Changes are stamped with when they were made, on the clock Redis versions them by: the
+  // real one (WALL is today, so the manual clock's billing period is the real one too).
+  const keys = new ClientKeys(keysConfig, true, clock, Date.now);
   const { store, trySync } = await steppedStore(cluster, clock);
   const target: ShareTarget = {
     nodes: () =>
@@ -145,6 +150,36 @@ function revoke(at: Replica, name: string, revoked = true): void {
 }
 
 describe.skipIf(missing !== undefined)('client keys’ runtime changes, shared by replicas', () => {
+  it('a change that waited unsent is turned down when the fleet changed the key after it was made', async () => {
+    const {
+      prefix,
+      replicas: [a, b],
+    } = await fleet();
+    revoke(a!, 'web');
+    await a!.sync();
+    await b!.sync();
+    expect(b!.call(WEB)).toBe('revoked');
+    // A takes the revoke back but does not sync (Redis away, say) …
+    revoke(a!, 'web', false);
+    expect(a!.call(WEB)).toBe('ok');
+    // … while B revokes it again, later, and that reaches Redis first.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    revoke(b!, 'web');
+    await b!.sync();
+    // A's older un-revoke does not undo B's newer revoke: Redis keeps it, A reads it.
+    await a!.sync();
+    expect(a!.call(WEB)).toBe('revoked');
+    expect(storedFields(prefix)[revokeField('web', keyHash(WEB))]).toBe('1');
+    await b!.sync();
+    expect(b!.call(WEB)).toBe('revoked');
+
+    // A change made after the fleet's last word goes through as before.
+    revoke(a!, 'web', false);
+    await a!.sync();
+    await b!.sync();
+    expect(b!.call(WEB)).toBe('ok');
+  });
+
   it('a revoke written by one replica’s sync is refused by every other after its next sync', async () => {
     const {
       replicas: [a, b, c],

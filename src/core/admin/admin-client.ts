@@ -102,13 +102,14 @@ export function fetchKeys(target: AdminTarget): Promise<{ keys: KeyRow[] }> {
 
 /**
  * POST /admin/keys/{name}/revoke, /unrevoke, /reset, /budget/{credits} or /budget/config;
- * `fleet` says, with replicas on Redis, whether Redis has the change.
+ * `fleet` says, with replicas on Redis, whether Redis has the change; `not_saved`, why the
+ * server could not write it to disk (it is in force, until a restart).
  */
 export function keyAction(
   target: AdminTarget,
   name: string,
   action: 'revoke' | 'unrevoke' | 'reset' | { budget: number | 'config' },
-): Promise<{ key: KeyRow; fleet?: FleetWrite }> {
+): Promise<{ key: KeyRow; fleet?: FleetWrite; not_saved?: string }> {
   const verb = typeof action === 'string' ? action : `budget/${action.budget}`;
   return call(target, `/admin/keys/${encodeURIComponent(name)}/${verb}`, 'POST');
 }

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { ClientKeys } from '../keys/client-keys.js';
 import type { KeyActivity, KeyCalls } from '../keys/key-activity.js';
 import type { KeyState } from '../keys/key-state.js';
-import { resetFailure } from '../errors.js';
+import { CascadeError, resetFailure } from '../errors.js';
 import { sendJson, sendStatus } from '../http/respond.js';
 
 /** One key as the admin API and `cascade key list` / `quota show` report it. */
@@ -62,7 +62,7 @@ export interface KeyAdmin {
   /** With replicas on Redis: where the changes go so that every replica applies them. */
   readonly fleet?: FleetKeyLink | undefined;
   /** Writes the keys' runtime changes to disk (they hold across restarts); absent: not kept. */
-  persist?(): Promise<void>;
+  readonly persist?: () => Promise<void>;
 }
 
 /** How a replica hands its keys' runtime changes to the fleet (cluster/key-override-sync.ts). */
@@ -128,27 +128,47 @@ export function handleKeyRoute(
   }
   let fleet: Promise<FleetWrite | undefined> = Promise.resolve(undefined);
   let applied: Promise<void>;
+  // Why the change could not be written to disk (it is in force all the same), if it could not.
+  let notSaved: Promise<string | undefined> = Promise.resolve(undefined);
   if (action === 'reset') applied = keys.resetUsage(state);
   else {
     if (action === 'revoke' || action === 'unrevoke') keys.setRevoked(state, action === 'revoke');
     else keys.setBudget(state, credits);
+    applied = Promise.resolve(admin.spread?.()).then(() => undefined);
     // On disk before the answer: a revoke that a restart would undo is not one.
-    applied = Promise.all([admin.spread?.(), admin.persist?.()]).then(() => undefined);
+    if (admin.persist !== undefined)
+      notSaved = admin.persist().then(
+        () => undefined,
+        (err: unknown) => {
+          const hint = err instanceof CascadeError && err.hint ? ` (${err.hint})` : '';
+          return `${(err as Error).message}${hint}`;
+        },
+      );
     const link = admin.fleet;
     if (link !== undefined)
       fleet = link.publish().then((written) => ({ written, within_ms: link.withinMs }));
   }
-  Promise.all([applied.then(saved), fleet])
-    .then(async ([, write]) => ({ list: await rows(admin), write }))
+  Promise.all([applied.then(saved), fleet, notSaved])
+    .then(async ([, write, unsaved]) => ({ list: await rows(admin), write, unsaved }))
     .then(
-      ({ list, write }) => {
-        logger.info(
-          { key: name, change: action, ...(write === undefined ? {} : { fleet: write.written }) },
-          'client key changed through the admin listener',
-        );
+      ({ list, write, unsaved }) => {
+        const fields = {
+          key: name,
+          change: action,
+          ...(write === undefined ? {} : { fleet: write.written }),
+          ...(unsaved === undefined ? {} : { saved: false, err: unsaved }),
+        };
+        if (unsaved === undefined)
+          logger.info(fields, 'client key changed through the admin listener');
+        else
+          logger.error(
+            fields,
+            'client key changed through the admin listener, but not saved: a restart before it is saved undoes it',
+          );
         sendJson(res, 200, {
           key: list.find((row) => row.name === name) ?? keyRow(state),
           ...(write === undefined ? {} : { fleet: write }),
+          ...(unsaved === undefined ? {} : { not_saved: unsaved }),
         });
       },
       (err: unknown) => {

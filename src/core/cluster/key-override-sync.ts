@@ -10,7 +10,12 @@
  */
 import type { Logger } from 'pino';
 import type { ClientKeys } from '../keys/client-keys.js';
-import type { KeyOverride, OverridePush, OverrideReply } from '../keys/key-overrides.js';
+import type {
+  FleetChange,
+  KeyOverride,
+  OverridePush,
+  OverrideReply,
+} from '../keys/key-overrides.js';
 
 /**
  * What else rides on every sync: client keys' runtime changes — what to write, and the
@@ -28,6 +33,17 @@ function describe({ field, value }: KeyOverride): Record<string, string | number
   if (kind === 'revoke') return { key: name ?? '', revoked: value === '1' ? 'yes' : 'no' };
   const at = value.indexOf('@');
   return { key: name ?? '', budget: at < 0 ? null : Number(value.slice(0, at)) };
+}
+
+/** Says what the fleet changed here; a field first read as the default changes nothing. */
+function logChange(logger: Logger, change: FleetChange, madeHere: boolean): void {
+  if (madeHere)
+    logger.warn(
+      { ...describe(change), was: change.before ?? null },
+      'client key: a change made here was older than one the fleet made since it; the fleet’s holds',
+    );
+  else if (change.before !== undefined || (change.value !== '0' && change.value !== '-'))
+    logger.info(describe(change), 'client key: a runtime change from the fleet');
 }
 
 /**
@@ -57,10 +73,10 @@ export function keyOverrideSync(
       if (reply !== undefined || sent.fields.length > 0) onSynced();
       if (changed.length === 0) return;
       keys.refresh();
-      // A field first read as "not revoked" or "the config's budget" changes nothing to say.
-      for (const override of changed)
-        if (override.value !== '0' && override.value !== '-')
-          logger.info(describe(override), 'client key: a runtime change from the fleet');
+      const madeHere = new Set(
+        sent.fields.filter((field) => field.version === 0).map((field) => field.field),
+      );
+      for (const change of changed) logChange(logger, change, madeHere.has(change.field));
       onChange();
     },
   };

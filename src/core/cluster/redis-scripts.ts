@@ -24,10 +24,13 @@ const SYNC_NODE_ARGS = 9;
 
 /**
  * Client keys' runtime changes, in the sync (after the nodes' arguments: the clock the member
- * last saw, a count, then field, version, value per field). A field sent with version 0 is a
- * change made on that member: it gets the next version — Redis' time in ms, above every version
- * given so far. A field sent with its version is one the member holds and Redis lost or holds
- * older: written back unless Redis holds it newer. Nothing is ever deleted (an un-revoke is a
+ * last saw, a count, then field, version, value, made-at per field). A field sent with version
+ * 0 is a change made on that member at wall-clock `made-at` (ms): it gets the next version —
+ * Redis' time in ms, above every version given so far — unless Redis holds a version of the
+ * field newer than when the change was made (a change that waited out an outage or a restart
+ * does not undo one the fleet made after it; the member then reads the fleet's). A field sent
+ * with its version is one the member holds and Redis lost or holds older: written back unless
+ * Redis holds it newer. Nothing is ever deleted (an un-revoke is a
  * value), so a field Redis does not hold is one it lost. The hash is read back only when
  * something was written or the clock is not the one the member saw: most syncs read one field.
  */
@@ -40,14 +43,16 @@ if ARGV[obase] ~= nil and ARGV[obase] ~= '-' then
   local stored = tonumber(redis.call('HGET', okey, '~clock') or '0')
   local clock = stored
   for i = 0, pushes - 1 do
-    local at = obase + 2 + i * 3
-    local field, version, value = ARGV[at], tonumber(ARGV[at + 1]), ARGV[at + 2]
+    local at = obase + 2 + i * 4
+    local field, version, value, made = ARGV[at], tonumber(ARGV[at + 1]), ARGV[at + 2], tonumber(ARGV[at + 3])
+    local held = redis.call('HGET', okey, field)
+    local had = held and tonumber(string.match(held, '^(%d+) ')) or -1
     if version == 0 then
-      clock = math.max(now, clock + 1)
-      redis.call('HSET', okey, field, string.format('%d ', clock) .. value)
+      if made >= had then
+        clock = math.max(now, clock + 1)
+        redis.call('HSET', okey, field, string.format('%d ', clock) .. value)
+      end
     else
-      local held = redis.call('HGET', okey, field)
-      local had = held and tonumber(string.match(held, '^(%d+) ')) or -1
       if had < version then redis.call('HSET', okey, field, string.format('%d ', version) .. value) end
       if version > clock then clock = version end
     end

@@ -166,7 +166,8 @@ export class RedisStore {
     if (overrides === undefined) args.push('-');
     else {
       args.push(overrides.seen, overrides.fields.length);
-      for (const { field, version, value } of overrides.fields) args.push(field, version, value);
+      for (const { field, version, value, at } of overrides.fields)
+        args.push(field, version, value, at ?? 0);
     }
     const reply = JSON.parse(String(await this.#eval(SYNC_SCRIPT, args))) as [
       string[],

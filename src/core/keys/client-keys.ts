@@ -262,13 +262,21 @@ export class ClientKeys {
 
   /** Revokes the key's secret (or takes the revoke back): in force here at once. */
   setRevoked(state: KeyState, revoked: boolean): void {
-    this.book.set(revokeField(state.name, state.config.sha256), revoked ? '1' : '0');
+    this.book.set(
+      revokeField(state.name, state.config.sha256),
+      revoked ? '1' : '0',
+      this.wallNow(),
+    );
     if (this.#applyBook(state)) this.#changed();
   }
 
   /** Sets the key's budget at runtime (undefined: the config's `monthly_credits` again). */
   setBudget(state: KeyState, credits: number | undefined): void {
-    this.book.set(budgetField(state.name), budgetValue(credits, state.config.monthlyCredits));
+    this.book.set(
+      budgetField(state.name),
+      budgetValue(credits, state.config.monthlyCredits),
+      this.wallNow(),
+    );
     this.#applyBook(state);
   }
 

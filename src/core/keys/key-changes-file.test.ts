@@ -13,7 +13,7 @@ import type { SavedOverride } from './key-overrides.js';
 
 const REVOKE = 'revoke:web:0123456789abcdef';
 const SAVED: SavedOverride[] = [
-  { field: 'budget:web', value: '750000@-', version: 0, pending: true },
+  { field: 'budget:web', value: '750000@-', version: 0, pending: true, at: 1765150000000 },
   { field: REVOKE, value: '1', version: 1765150000123, pending: false },
 ];
 
@@ -29,7 +29,7 @@ describe('the key changes file', () => {
     const text = formatKeyChanges(SAVED);
     expect(text).toBe(
       '{\n' +
-        '  "budget:web": { "value": "750000@-", "version": 0, "pending": true },\n' +
+        '  "budget:web": { "value": "750000@-", "version": 0, "pending": true, "at": 1765150000000 },\n' +
         '  "revoke:web:0123456789abcdef": { "value": "1", "version": 1765150000123 }\n' +
         '}',
     );
@@ -49,7 +49,12 @@ describe('the key changes file', () => {
     ],
     [
       '{"budget:web": {"value": "lots", "version": 0}}',
-      '"budget:web".value must be "CREDITS@BASE" or "-", got "lots"',
+      '"budget:web".value must be "CREDITS@BASE" or "-" (whole numbers up to 2^53 − 1; BASE "-" for none), got "lots"',
+    ],
+    ['{"budget:web": {"value": "9999999999999999@-", "version": 0}}', 'got "9999999999999999@-"'],
+    [
+      `{"${REVOKE}": {"value": "1", "version": 0, "at": "now"}}`,
+      `"${REVOKE}".at must be a time in ms (a whole number ≥ 0), got "now"`,
     ],
     [
       `{"${REVOKE}": {"value": "1", "version": -1}}`,

@@ -5,12 +5,13 @@
  * per field of the book, written atomically (a crash leaves the old or the new file):
  *
  *   {
- *     "budget:web": { "value": "750000@-", "version": 0, "pending": true },
+ *     "budget:web": { "value": "750000@-", "version": 0, "pending": true, "at": 1765150000123 },
  *     "revoke:web:3f2a9c0d41b7e6a8": { "value": "1", "version": 1765150000123 }
  *   }
  *
  * `version` is the one Redis gave the change (replicas; 0 alone), `pending` marks a change
- * Redis has not taken yet (it goes at the next sync after a restart). A revoke names the key
+ * Redis has not taken yet (it goes at the next sync after a restart) and `at` when it was made
+ * (wall-clock ms: Redis takes it only if the fleet made no newer change to the field since). A revoke names the key
  * and the first 16 hex digits of its secret's SHA-256, never the secret.
  */
 import { readFile } from 'node:fs/promises';
@@ -21,7 +22,9 @@ import type { SavedOverride } from './key-overrides.js';
 
 /** What to do about a file cascade refuses to read. */
 const FILE_HINT =
-  'fix it by hand, or delete it to forget the runtime revokes and budgets it holds (the config’s keys apply again)';
+  'fix it by hand, or delete it: alone, the config’s keys then apply again (a key revoked at runtime is served again — revoke it again, or remove its [[keys]] entry); with replicas on Redis, the fleet’s changes are read back from Redis';
+/** What to do about a file cascade cannot open. */
+const READ_HINT = 'make it a readable file for the user cascade runs as';
 
 const REVOKE_FIELD = /^revoke:[A-Za-z0-9][A-Za-z0-9._-]{0,63}:[0-9a-f]{16}$/;
 const BUDGET_FIELD = /^budget:[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -36,8 +39,8 @@ export function keyChangesPath(quotasPath: string): string {
 /** The file's text for `saved` (in field order, 2-space JSON, no trailing newline). */
 export function formatKeyChanges(saved: readonly SavedOverride[]): string {
   if (saved.length === 0) return '{}';
-  const members = saved.map(({ field, value, version, pending }) => {
-    const still = pending ? ', "pending": true' : '';
+  const members = saved.map(({ field, value, version, pending, at }) => {
+    const still = pending ? `, "pending": true, "at": ${at ?? 0}` : '';
     return `  ${JSON.stringify(field)}: { "value": ${JSON.stringify(value)}, "version": ${version}${still} }`;
   });
   return `{\n${members.join(',\n')}\n}`;
@@ -55,32 +58,43 @@ export function parseKeyChanges(text: string, file: string): SavedOverride[] {
     throw invalid(file, 'must be a JSON object of runtime key changes');
   const saved: SavedOverride[] = [];
   for (const [field, entry] of Object.entries(root)) {
-    const at = JSON.stringify(field);
+    const name = JSON.stringify(field);
     const isRevoke = REVOKE_FIELD.test(field);
     if (!isRevoke && !BUDGET_FIELD.test(field))
       throw invalid(
         file,
-        `${at} is not a change cascade makes (revoke:NAME:FINGERPRINT or budget:NAME)`,
+        `${name} is not a change cascade makes (revoke:NAME:FINGERPRINT or budget:NAME)`,
       );
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
-      throw invalid(file, `${at} must be an object {"value": …, "version": …}`);
-    const { value, version, pending } = entry as Record<string, unknown>;
+      throw invalid(file, `${name} must be an object {"value": …, "version": …}`);
+    const { value, version, pending, at } = entry as Record<string, unknown>;
     const valid = isRevoke
       ? value === '0' || value === '1'
-      : typeof value === 'string' && BUDGET_VALUE.test(value);
+      : typeof value === 'string' && BUDGET_VALUE.test(value) && exactBudget(value);
     if (!valid)
       throw invalid(
         file,
-        `${at}.value must be ${isRevoke ? '"1" (revoked) or "0"' : '"CREDITS@BASE" or "-"'}, got ${JSON.stringify(value)}`,
+        `${name}.value must be ${isRevoke ? '"1" (revoked) or "0"' : '"CREDITS@BASE" or "-" (whole numbers up to 2^53 − 1; BASE "-" for none)'}, got ${JSON.stringify(value)}`,
       );
-    if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0)
+    if (!isWhole(version))
       throw invalid(
         file,
-        `${at}.version must be a whole number ≥ 0, got ${JSON.stringify(version)}`,
+        `${name}.version must be a whole number ≥ 0, got ${JSON.stringify(version)}`,
+      );
+    if (at !== undefined && !isWhole(at))
+      throw invalid(
+        file,
+        `${name}.at must be a time in ms (a whole number ≥ 0), got ${JSON.stringify(at)}`,
       );
     if (pending !== undefined && typeof pending !== 'boolean')
-      throw invalid(file, `${at}.pending must be true or false, got ${JSON.stringify(pending)}`);
-    saved.push({ field, value: value as string, version, pending: pending === true });
+      throw invalid(file, `${name}.pending must be true or false, got ${JSON.stringify(pending)}`);
+    saved.push({
+      field,
+      value: value as string,
+      version,
+      pending: pending === true,
+      ...(at === undefined ? {} : { at }),
+    });
   }
   return saved;
 }
@@ -92,7 +106,7 @@ export async function readKeyChanges(path: string): Promise<SavedOverride[]> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     if (fileErrorCode(err) === 'ENOENT') return [];
-    throw new QuotaFileError(`${path}: cannot be read (${fileErrorReason(err)})`, FILE_HINT, {
+    throw new QuotaFileError(`${path}: cannot be read (${fileErrorReason(err)})`, READ_HINT, {
       cause: err,
     });
   }
@@ -119,6 +133,18 @@ export async function writeKeyChanges(path: string, text: string): Promise<void>
   } catch (err) {
     throw new KeyChangesWriteError(path, err);
   }
+}
+
+function isWhole(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** Whether a budget value's numbers are counted exactly (the admin API refuses more, too). */
+function exactBudget(value: string): boolean {
+  return (
+    value === '-' ||
+    value.split('@').every((part) => part === '-' || Number.isSafeInteger(Number(part)))
+  );
 }
 
 function invalid(file: string, problem: string): QuotaFileError {

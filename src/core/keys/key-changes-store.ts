@@ -44,10 +44,22 @@ export class KeyChangesStore {
     return next;
   }
 
+  /**
+   * `save` for an operator's change (the caller reports a failure); a failed write is tried
+   * again in the background until one succeeds, so fixing the directory is enough.
+   */
+  saveNow(logger: Logger): Promise<void> {
+    const done = this.save();
+    done.catch(() => this.#retryLater(logger));
+    return done;
+  }
+
   /** `save`, its failure logged (once per distinct error) and tried again later. */
   saveInBackground(logger: Logger): void {
     this.save().then(
       () => {
+        if (this.#lastError !== '')
+          logger.info({ file: this.path }, 'client keys’ runtime changes saved again');
         this.#lastError = '';
       },
       (err: unknown) => {
@@ -55,17 +67,21 @@ export class KeyChangesStore {
         if (message !== this.#lastError)
           logger.error(
             { err: message, file: this.path },
-            'cannot save client keys’ runtime changes (revokes, budgets); they hold until a restart, retrying',
+            'cannot save client keys’ runtime changes (revokes, budgets); they hold until a restart, retrying every 5 s',
           );
         this.#lastError = message;
-        if (this.#retry !== undefined) return;
-        this.#retry = setTimeout(() => {
-          this.#retry = undefined;
-          this.saveInBackground(logger);
-        }, RETRY_MS);
-        this.#retry.unref();
+        this.#retryLater(logger);
       },
     );
+  }
+
+  #retryLater(logger: Logger): void {
+    if (this.#retry !== undefined) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      this.saveInBackground(logger);
+    }, RETRY_MS);
+    this.#retry.unref();
   }
 
   /** The last write, at shutdown (a failure is logged: the changes made since are lost). */

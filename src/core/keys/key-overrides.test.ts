@@ -35,9 +35,9 @@ describe('KeyOverrideBook', () => {
 
   it('sends a change made here until a sync took it, then holds the version Redis gave', () => {
     const book = new KeyOverrideBook();
-    book.set(FIELD, '1');
+    book.set(FIELD, '1', 1000);
     const first = book.outgoing();
-    expect(first.fields).toEqual([{ field: FIELD, value: '1', version: 0 }]);
+    expect(first.fields).toEqual([{ field: FIELD, value: '1', version: 0, at: 1000 }]);
     // The sync failed: nothing changes, the change goes again.
     expect(book.outgoing().fields).toEqual(first.fields);
     expect(book.merge(first, reply(1000, { [FIELD]: [1000, '1'] }))).toEqual([]);
@@ -47,19 +47,19 @@ describe('KeyOverrideBook', () => {
 
   it('keeps a change made while a sync ran, over what that sync read', () => {
     const book = new KeyOverrideBook();
-    book.set(FIELD, '1');
+    book.set(FIELD, '1', 1000);
     const sent = book.outgoing();
-    book.set(FIELD, '0');
+    book.set(FIELD, '0', 1000);
     book.merge(sent, reply(1000, { [FIELD]: [1000, '1'] }));
     expect(book.value(FIELD)).toBe('0');
-    expect(book.outgoing().fields).toEqual([{ field: FIELD, value: '0', version: 0 }]);
+    expect(book.outgoing().fields).toEqual([{ field: FIELD, value: '0', version: 0, at: 1000 }]);
   });
 
   it('takes a newer version from the fleet and names what changed', () => {
     const book = new KeyOverrideBook();
     book.merge(book.outgoing(), reply(1000, { [FIELD]: [1000, '1'] }));
     const changed = book.merge(book.outgoing(), reply(2000, { [FIELD]: [2000, '0'] }));
-    expect(changed).toEqual([{ field: FIELD, value: '0', version: 2000 }]);
+    expect(changed).toEqual([{ field: FIELD, value: '0', version: 2000, before: '1' }]);
     expect(book.value(FIELD)).toBe('0');
   });
 
@@ -84,7 +84,7 @@ describe('KeyOverrideBook', () => {
 
   it('hands a worker the whole book', () => {
     const primary = new KeyOverrideBook();
-    primary.set(FIELD, '1');
+    primary.set(FIELD, '1', 1000);
     const worker = new KeyOverrideBook();
     worker.replace(primary.entries());
     expect(worker.value(FIELD)).toBe('1');
@@ -94,12 +94,12 @@ describe('KeyOverrideBook', () => {
 
   it('saves what it holds and, restored after a restart, sends what Redis never took and reads the fleet first', () => {
     const book = new KeyOverrideBook();
-    book.set(FIELD, '1');
+    book.set(FIELD, '1', 1000);
     book.merge(book.outgoing(), reply(500, { [FIELD]: [500, '1'] }));
-    book.set('budget:web', '750@-');
+    book.set('budget:web', '750@-', 1000);
     const saved = book.saved();
     expect(saved).toEqual([
-      { field: 'budget:web', value: '750@-', version: 0, pending: true },
+      { field: 'budget:web', value: '750@-', version: 0, pending: true, at: 1000 },
       { field: FIELD, value: '1', version: 500, pending: false },
     ]);
 
@@ -108,12 +108,12 @@ describe('KeyOverrideBook', () => {
     expect(restarted.value(FIELD)).toBe('1');
     const push = restarted.outgoing();
     // The pending budget goes as a change made here; the fleet's book is read whatever its clock.
-    expect(push.fields).toEqual([{ field: 'budget:web', value: '750@-', version: 0 }]);
+    expect(push.fields).toEqual([{ field: 'budget:web', value: '750@-', version: 0, at: 1000 }]);
     expect(push.seen).toBe(-1);
     // Redis came back empty: the revoke it lost is written back under its version next time.
     restarted.merge(push, reply(0, {}));
     expect(restarted.outgoing().fields).toEqual([
-      { field: 'budget:web', value: '750@-', version: 0 },
+      { field: 'budget:web', value: '750@-', version: 0, at: 1000 },
       { field: FIELD, value: '1', version: 500 },
     ]);
   });
@@ -122,7 +122,7 @@ describe('KeyOverrideBook', () => {
     const restarted = new KeyOverrideBook();
     restarted.restore([{ field: FIELD, value: '1', version: 500, pending: false }]);
     const changed = restarted.merge(restarted.outgoing(), reply(900, { [FIELD]: [900, '0'] }));
-    expect(changed).toEqual([{ field: FIELD, value: '0', version: 900 }]);
+    expect(changed).toEqual([{ field: FIELD, value: '0', version: 900, before: '1' }]);
     expect(restarted.value(FIELD)).toBe('0');
     expect(restarted.outgoing().fields).toEqual([]);
   });

@@ -24,12 +24,23 @@ export interface KeyOverride {
   readonly value: string;
   /** The version Redis gave it (0: made here, not written to Redis yet). */
   readonly version: number;
+  /**
+   * When a change made here (version 0) was made, in wall-clock ms (0: unknown). Redis takes it
+   * only if no newer change to the field reached it meanwhile: a change that waited out an
+   * outage, or a restart, does not undo what the fleet decided after it was made.
+   */
+  readonly at?: number;
 }
 
 /** One field as the process keeps it across restarts (keys/key-changes-file.ts). */
 export interface SavedOverride extends KeyOverride {
   /** A change made here that Redis has not taken yet (alone, every change stays pending). */
   readonly pending: boolean;
+}
+
+/** A field the fleet's book changed here, with the value it had before (undefined: none). */
+export interface FleetChange extends KeyOverride {
+  readonly before: string | undefined;
 }
 
 /** The whole book, as the primary hands it to its workers. */
@@ -55,6 +66,8 @@ export interface OverrideReply {
 interface Entry {
   value: string;
   version: number;
+  /** When it was made here (wall-clock ms; 0: unknown, or not made here). */
+  at: number;
   /** > 0: a change made here, to send (its number); 0: nothing to send. */
   changed: number;
   /** Redis lost this field or holds it older: write it back under its version. */
@@ -100,9 +113,9 @@ export class KeyOverrideBook {
     return this.#entries.get(field)?.value;
   }
 
-  /** A change made here: in force at once, sent to the fleet at the next sync. */
-  set(field: string, value: string): void {
-    this.#entries.set(field, { value, version: 0, changed: ++this.#changes, heal: false });
+  /** A change made here at wall-clock `at` (ms): in force at once, sent at the next sync. */
+  set(field: string, value: string, at: number): void {
+    this.#entries.set(field, { value, version: 0, at, changed: ++this.#changes, heal: false });
   }
 
   /** Every field (to hand to a worker). */
@@ -113,11 +126,12 @@ export class KeyOverrideBook {
   /** Every field with whether it is still to send, in field order (what is saved to disk). */
   saved(): SavedOverride[] {
     return [...this.#entries]
-      .map(([field, { value, version, changed }]) => ({
+      .map(([field, { value, version, at, changed }]) => ({
         field,
         value,
         version,
         pending: changed > 0,
+        ...(changed > 0 ? { at } : {}),
       }))
       .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   }
@@ -132,11 +146,12 @@ export class KeyOverrideBook {
     // Read the fleet's book at the first sync whatever its clock: a Redis that lost these
     // while this process was down (its clock back at 0) must get them back.
     this.#seen = saved.length > 0 ? -1 : 0;
-    for (const { field, value, version, pending } of saved) {
+    for (const { field, value, version, pending, at } of saved) {
       const fresh = pending || version === 0;
       this.#entries.set(field, {
         value,
         version: fresh ? 0 : version,
+        at: fresh ? (at ?? 0) : 0,
         changed: fresh ? ++this.#changes : 0,
         heal: false,
       });
@@ -147,7 +162,7 @@ export class KeyOverrideBook {
   replace(overrides: KeyOverrides): void {
     this.#entries.clear();
     for (const { field, value, version } of overrides)
-      this.#entries.set(field, { value, version, changed: 0, heal: false });
+      this.#entries.set(field, { value, version, at: 0, changed: 0, heal: false });
   }
 
   /** What the next sync sends: the changes made here and the fields Redis must get back. */
@@ -155,7 +170,7 @@ export class KeyOverrideBook {
     const fields: KeyOverride[] = [];
     const marks = new Map<string, number>();
     for (const [field, entry] of this.#entries) {
-      if (entry.changed > 0) fields.push({ field, value: entry.value, version: 0 });
+      if (entry.changed > 0) fields.push({ field, value: entry.value, version: 0, at: entry.at });
       else if (entry.heal) fields.push({ field, value: entry.value, version: entry.version });
       else continue;
       marks.set(field, entry.changed);
@@ -165,9 +180,10 @@ export class KeyOverrideBook {
 
   /**
    * Redis's answer to a sync that sent `sent` (`reply` undefined: its clock had not moved and
-   * nothing was sent, so it read nothing). Returns the fields whose value the fleet changed.
+   * nothing was sent, so it read nothing). Returns the fields whose value the fleet changed —
+   * a change made here that Redis turned down (a newer one reached it first) among them.
    */
-  merge(sent: OverridePush, reply: OverrideReply | undefined): KeyOverride[] {
+  merge(sent: OverridePush, reply: OverrideReply | undefined): FleetChange[] {
     for (const [field, mark] of sent.marks) {
       const entry = this.#entries.get(field);
       // A field changed again while the sync ran goes again next time.
@@ -177,13 +193,13 @@ export class KeyOverrideBook {
       }
     }
     if (reply === undefined) return [];
-    const changed: KeyOverride[] = [];
+    const changed: FleetChange[] = [];
     for (const [field, theirs] of reply.fields) {
       const ours = this.#entries.get(field);
       if (ours !== undefined && ours.changed > 0) continue;
       if (ours === undefined || theirs.version > ours.version) {
-        if (ours?.value !== theirs.value) changed.push({ field, ...theirs });
-        this.#entries.set(field, { ...theirs, changed: 0, heal: false });
+        if (ours?.value !== theirs.value) changed.push({ field, ...theirs, before: ours?.value });
+        this.#entries.set(field, { ...theirs, at: 0, changed: 0, heal: false });
       } else if (theirs.version < ours.version) ours.heal = true;
     }
     // Never read as "gone": a field Redis does not hold is one it lost.

@@ -5,7 +5,7 @@
  * (keys/key-changes-file.ts) are written this way.
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Where replacing failed: the target is untouched ('write'), or renamed but maybe not durable ('sync'). */
@@ -76,4 +76,29 @@ export function fileErrorReason(err: unknown): string {
   const message = inner instanceof Error ? inner.message : String(inner);
   const reason = message.replace(/^[A-Z]+: /, '').replace(/, [a-z]+( '.*')?$/, '');
   return code === undefined ? reason : `${code}: ${reason}`;
+}
+
+/**
+ * Removes the temp files writers of `path` left behind when they were killed mid-write (named
+ * `.<file>.<pid>.<random>.tmp`, from another process than this one). Only the process that owns
+ * the file (the server holding the quotas lock) may call it: no other writer is running then.
+ */
+export async function removeStaleTemps(path: string): Promise<number> {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  const stale = names.filter(
+    (name) =>
+      name.startsWith(prefix) &&
+      name.endsWith('.tmp') &&
+      /^\d+\.[0-9a-f]+\.tmp$/.test(name.slice(prefix.length)) &&
+      !name.startsWith(`${prefix}${process.pid}.`),
+  );
+  await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
+  return stale.length;
 }
