@@ -69,7 +69,19 @@ function warnUnwritten(fleet: FleetWrite | undefined, io: CommandIo): void {
 function reportUnsaved(notSaved: string | undefined, io: CommandIo): ExitCode {
   if (notSaved === undefined) return 0;
   io.err(
-    `error: the change is in force but was not saved: ${notSaved}; a restart before it is saved undoes it (the server tries again every 5 s)`,
+    `error: the change is in force but was not saved: ${notSaved}; a restart before it is saved undoes it`,
+  );
+  return 1;
+}
+
+/**
+ * With replicas, a change made elsewhere after this one (by when each was made) holds over it:
+ * the key's row, read after the fleet's sync, then says something else than was asked.
+ */
+function reportOverruled(held: boolean, name: string, state: string, io: CommandIo): ExitCode {
+  if (held) return 0;
+  io.err(
+    `error: a newer change to ${name} made on another replica holds: ${state} (changes are ordered by when they were made; see the server's log)`,
   );
   return 1;
 }
@@ -81,14 +93,15 @@ export async function runKeyRevoke(
   io: CommandIo,
 ): Promise<ExitCode> {
   const answer = await keyAction(resolveAdminTarget(options, io), name, 'revoke');
-  const { fleet, not_saved: notSaved } = answer;
+  const { key, fleet, not_saved: notSaved } = answer;
   if (options.json) io.out(renderJson(answer));
   else
     io.out(
       `${name} revoked${reach(fleet)}: its calls are refused (401)${notSaved === undefined ? ', across restarts,' : ''} until \`cascade key unrevoke ${name}\` or a new secret`,
     );
   warnUnwritten(fleet, io);
-  return reportUnsaved(notSaved, io);
+  const held = reportOverruled(key.revoked, name, 'it is not revoked', io);
+  return Math.max(held, reportUnsaved(notSaved, io)) as ExitCode;
 }
 
 /** `cascade key unrevoke NAME`: takes a revoke back (every replica, with Redis). */
@@ -98,11 +111,12 @@ export async function runKeyUnrevoke(
   io: CommandIo,
 ): Promise<ExitCode> {
   const answer = await keyAction(resolveAdminTarget(options, io), name, 'unrevoke');
-  const { fleet, not_saved: notSaved } = answer;
+  const { key, fleet, not_saved: notSaved } = answer;
   if (options.json) io.out(renderJson(answer));
   else io.out(`${name} is no longer revoked${reach(fleet)}: its calls are served again`);
   warnUnwritten(fleet, io);
-  return reportUnsaved(notSaved, io);
+  const held = reportOverruled(!key.revoked, name, 'it is revoked', io);
+  return Math.max(held, reportUnsaved(notSaved, io)) as ExitCode;
 }
 
 /**
@@ -139,5 +153,7 @@ export async function runKeyBudget(
     );
   }
   warnUnwritten(fleet, io);
-  return reportUnsaved(notSaved, io);
+  const held = toConfig || key.budget === budget;
+  const overruled = reportOverruled(held, name, `its budget is ${key.budget ?? 'none'}`, io);
+  return Math.max(overruled, reportUnsaved(notSaved, io)) as ExitCode;
 }

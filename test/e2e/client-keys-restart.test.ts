@@ -152,6 +152,20 @@ describe('runtime key changes across restarts', () => {
     expect(await p.stop('SIGTERM')).toBe(0);
   });
 
+  it('a revoke does not wait on quotas.json: a usage file that cannot be written does not fail it', async () => {
+    const { start, cli, dir } = await setUp(0);
+    const { p, url } = await start();
+    const quotas = `${dir}/quotas.json`;
+    rmSync(quotas, { force: true });
+    mkdirSync(quotas);
+    const revoked = await cli('key', 'revoke', 'web');
+    expect(revoked.stderr).toBe('');
+    expect(revoked.code).toBe(0);
+    expect(await callStatus(`${url}/${WEB_KEY}`)).toBe(401);
+    rmSync(quotas, { recursive: true });
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
   it('a damaged changes file stops the start with an error naming it and how to fix it', async () => {
     const { start, changesFile, dir } = await setUp(0);
     writeFileSync(changesFile, '{"revoke:web:0123456789abcdef": {"value": "yes", "version": 0}}');

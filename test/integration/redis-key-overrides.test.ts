@@ -66,13 +66,19 @@ function clusterConfig(id: string, prefix: string): ClusterConfig {
   return replicaCluster(redis!, id, prefix, INTERVAL);
 }
 
-async function replica(id: string, prefix: string, keysConfig = KEYS): Promise<Replica> {
+async function replica(
+  id: string,
+  prefix: string,
+  keysConfig = KEYS,
+  /** The replica's wall clock (a test may set it behind the others'). */
+  wall: () => number = Date.now,
+): Promise<Replica> {
   const cluster = clusterConfig(id, prefix);
   const clock = new ManualClock(0, WALL);
   const ledger = new SharedUsageLedger();
   // Changes are stamped with when they were made, on the clock Redis versions them by: the
   // real one (WALL is today, so the manual clock's billing period is the real one too).
-  const keys = new ClientKeys(keysConfig, true, clock, Date.now);
+  const keys = new ClientKeys(keysConfig, true, clock, wall);
   const { store, trySync } = await steppedStore(cluster, clock);
   const target: ShareTarget = {
     nodes: () =>
@@ -150,6 +156,42 @@ function revoke(at: Replica, name: string, revoked = true): void {
 }
 
 describe.skipIf(missing !== undefined)('client keys’ runtime changes, shared by replicas', () => {
+  it('two changes made while Redis was away: the later-made wins, whichever replica syncs first', async () => {
+    const {
+      replicas: [a, b],
+    } = await fleet();
+    revoke(a!, 'web');
+    await a!.sync();
+    await b!.sync();
+    // Neither syncs: A takes the revoke back, then B — later — revokes it again.
+    revoke(a!, 'web', false);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    revoke(b!, 'web');
+    // A reaches Redis first, B after: B's later revoke holds everywhere.
+    await a!.sync();
+    await b!.sync();
+    await a!.sync();
+    expect(a!.call(WEB)).toBe('revoked');
+    expect(b!.call(WEB)).toBe('revoked');
+  });
+
+  it('a replica whose clock is behind still makes a change newer than the ones it has seen', async () => {
+    redis = await startRedis();
+    const prefix = `ko${++prefixCount}`;
+    const a = await replica('a', prefix);
+    const late = await replica('late', prefix, KEYS, () => Date.now() - 30_000);
+    revoke(a, 'web');
+    await a.sync();
+    await late.sync();
+    expect(late.call(WEB)).toBe('revoked');
+    // 30 s behind, its un-revoke still follows the revoke it read: it holds everywhere.
+    revoke(late, 'web', false);
+    await late.sync();
+    await a.sync();
+    expect(a.call(WEB)).toBe('ok');
+    expect(late.call(WEB)).toBe('ok');
+  });
+
   it('a change that waited unsent is turned down when the fleet changed the key after it was made', async () => {
     const {
       prefix,

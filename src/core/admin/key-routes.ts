@@ -130,7 +130,9 @@ export function handleKeyRoute(
   let applied: Promise<void>;
   // Why the change could not be written to disk (it is in force all the same), if it could not.
   let notSaved: Promise<string | undefined> = Promise.resolve(undefined);
-  if (action === 'reset') applied = keys.resetUsage(state);
+  // A reset changes usage: quotas.json is written before the answer. The other changes are
+  // the changes file's alone (a quotas.json that cannot be written does not concern them).
+  if (action === 'reset') applied = keys.resetUsage(state).then(saved);
   else {
     if (action === 'revoke' || action === 'unrevoke') keys.setRevoked(state, action === 'revoke');
     else keys.setBudget(state, credits);
@@ -148,7 +150,7 @@ export function handleKeyRoute(
     if (link !== undefined)
       fleet = link.publish().then((written) => ({ written, within_ms: link.withinMs }));
   }
-  Promise.all([applied.then(saved), fleet, notSaved])
+  Promise.all([applied, fleet, notSaved])
     .then(async ([, write, unsaved]) => ({ list: await rows(admin), write, unsaved }))
     .then(
       ({ list, write, unsaved }) => {

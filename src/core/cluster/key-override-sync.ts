@@ -40,7 +40,7 @@ function logChange(logger: Logger, change: FleetChange, madeHere: boolean): void
   if (madeHere)
     logger.warn(
       { ...describe(change), was: change.before ?? null },
-      'client key: a change made here was older than one the fleet made since it; the fleet’s holds',
+      'client key: a change made here lost to a newer one made elsewhere (changes are ordered by when they were made); the newer holds',
     );
   else if (change.before !== undefined || (change.value !== '0' && change.value !== '-'))
     logger.info(describe(change), 'client key: a runtime change from the fleet');
@@ -73,10 +73,9 @@ export function keyOverrideSync(
       if (reply !== undefined || sent.fields.length > 0) onSynced();
       if (changed.length === 0) return;
       keys.refresh();
-      const madeHere = new Set(
-        sent.fields.filter((field) => field.version === 0).map((field) => field.field),
-      );
-      for (const change of changed) logChange(logger, change, madeHere.has(change.field));
+      // A change made here (not a field written back) that the fleet's newer one replaced.
+      for (const change of changed)
+        logChange(logger, change, (sent.marks.get(change.field) ?? 0) > 0);
       onChange();
     },
   };

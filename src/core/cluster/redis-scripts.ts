@@ -12,8 +12,8 @@
  *   <prefix>:seq:<member>           the last batch number applied for a member
  *   <prefix>:members, <prefix>:demand:<node>  live members and their demand
  *   <prefix>:keys                   hash, client keys' runtime changes (keys/key-overrides.ts):
- *                                   field → "<version> <value>", and "~clock", the highest
- *                                   version given (see OVERRIDES_LUA)
+ *                                   field → "<version> <value>", and "~clock", a counter that
+ *                                   moves at every write (see OVERRIDES_LUA)
  */
 
 /** Usage keys expire well after their billing period (a month and a bit). */
@@ -23,16 +23,14 @@ export const USAGE_TTL_MS = 40 * 24 * 3600 * 1000;
 const SYNC_NODE_ARGS = 9;
 
 /**
- * Client keys' runtime changes, in the sync (after the nodes' arguments: the clock the member
- * last saw, a count, then field, version, value, made-at per field). A field sent with version
- * 0 is a change made on that member at wall-clock `made-at` (ms): it gets the next version —
- * Redis' time in ms, above every version given so far — unless Redis holds a version of the
- * field newer than when the change was made (a change that waited out an outage or a restart
- * does not undo one the fleet made after it; the member then reads the fleet's). A field sent
- * with its version is one the member holds and Redis lost or holds older: written back unless
- * Redis holds it newer. Nothing is ever deleted (an un-revoke is a
- * value), so a field Redis does not hold is one it lost. The hash is read back only when
- * something was written or the clock is not the one the member saw: most syncs read one field.
+ * Client keys' runtime changes, in the sync (after the nodes' arguments: the counter the member
+ * last saw, a count, then field, version, value per field). Versions are when each change was
+ * made (keys/key-overrides.ts): a field is written when Redis holds no version of it as new, so
+ * the newest change wins whichever member sends it first — a change made here, or one a member
+ * writes back because Redis lost it or holds it older. The hash's "~clock" counts writes: it
+ * moves (to Redis's time in ms, or one above its last value) whenever a field is written, so
+ * it only grows, across Redis restarts too. The hash is read back only when something was sent
+ * or the counter is not the one the member saw: most syncs read one field.
  */
 const OVERRIDES_LUA = `
 local overrides = false
@@ -43,18 +41,13 @@ if ARGV[obase] ~= nil and ARGV[obase] ~= '-' then
   local stored = tonumber(redis.call('HGET', okey, '~clock') or '0')
   local clock = stored
   for i = 0, pushes - 1 do
-    local at = obase + 2 + i * 4
-    local field, version, value, made = ARGV[at], tonumber(ARGV[at + 1]), ARGV[at + 2], tonumber(ARGV[at + 3])
+    local at = obase + 2 + i * 3
+    local field, version, value = ARGV[at], tonumber(ARGV[at + 1]), ARGV[at + 2]
     local held = redis.call('HGET', okey, field)
     local had = held and tonumber(string.match(held, '^(%d+) ')) or -1
-    if version == 0 then
-      if made >= had then
-        clock = math.max(now, clock + 1)
-        redis.call('HSET', okey, field, string.format('%d ', clock) .. value)
-      end
-    else
-      if had < version then redis.call('HSET', okey, field, string.format('%d ', version) .. value) end
-      if version > clock then clock = version end
+    if had < version then
+      redis.call('HSET', okey, field, string.format('%d ', version) .. value)
+      clock = math.max(now, stored + 1)
     end
   end
   if clock ~= stored then redis.call('HSET', okey, '~clock', string.format('%d', clock)) end

@@ -166,8 +166,7 @@ export class RedisStore {
     if (overrides === undefined) args.push('-');
     else {
       args.push(overrides.seen, overrides.fields.length);
-      for (const { field, version, value, at } of overrides.fields)
-        args.push(field, version, value, at ?? 0);
+      for (const { field, version, value } of overrides.fields) args.push(field, version, value);
     }
     const reply = JSON.parse(String(await this.#eval(SYNC_SCRIPT, args))) as [
       string[],

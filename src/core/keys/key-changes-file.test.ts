@@ -13,7 +13,7 @@ import type { SavedOverride } from './key-overrides.js';
 
 const REVOKE = 'revoke:web:0123456789abcdef';
 const SAVED: SavedOverride[] = [
-  { field: 'budget:web', value: '750000@-', version: 0, pending: true, at: 1765150000000 },
+  { field: 'budget:web', value: '750000@-', version: 1765150000000, pending: true },
   { field: REVOKE, value: '1', version: 1765150000123, pending: false },
 ];
 
@@ -29,7 +29,7 @@ describe('the key changes file', () => {
     const text = formatKeyChanges(SAVED);
     expect(text).toBe(
       '{\n' +
-        '  "budget:web": { "value": "750000@-", "version": 0, "pending": true, "at": 1765150000000 },\n' +
+        '  "budget:web": { "value": "750000@-", "version": 1765150000000, "pending": true },\n' +
         '  "revoke:web:0123456789abcdef": { "value": "1", "version": 1765150000123 }\n' +
         '}',
     );

@@ -5,13 +5,13 @@
  * per field of the book, written atomically (a crash leaves the old or the new file):
  *
  *   {
- *     "budget:web": { "value": "750000@-", "version": 0, "pending": true, "at": 1765150000123 },
+ *     "budget:web": { "value": "750000@-", "version": 1765150000123, "pending": true },
  *     "revoke:web:3f2a9c0d41b7e6a8": { "value": "1", "version": 1765150000123 }
  *   }
  *
- * `version` is the one Redis gave the change (replicas; 0 alone), `pending` marks a change
- * Redis has not taken yet (it goes at the next sync after a restart) and `at` when it was made
- * (wall-clock ms: Redis takes it only if the fleet made no newer change to the field since). A revoke names the key
+ * `version` is when the change was made (wall-clock ms; the newest change to a field wins, see
+ * key-overrides.ts), `pending` marks a change Redis has not taken yet (replicas: it goes at the
+ * next sync after a restart; alone, every change stays pending). A revoke names the key
  * and the first 16 hex digits of its secret's SHA-256, never the secret.
  */
 import { readFile } from 'node:fs/promises';
@@ -39,14 +39,18 @@ export function keyChangesPath(quotasPath: string): string {
 /** The file's text for `saved` (in field order, 2-space JSON, no trailing newline). */
 export function formatKeyChanges(saved: readonly SavedOverride[]): string {
   if (saved.length === 0) return '{}';
-  const members = saved.map(({ field, value, version, pending, at }) => {
-    const still = pending ? `, "pending": true, "at": ${at ?? 0}` : '';
+  const members = saved.map(({ field, value, version, pending }) => {
+    const still = pending ? ', "pending": true' : '';
     return `  ${JSON.stringify(field)}: { "value": ${JSON.stringify(value)}, "version": ${version}${still} }`;
   });
   return `{\n${members.join(',\n')}\n}`;
 }
 
-/** Parses the file's text; anything else than what formatKeyChanges writes throws, naming `file`. */
+/**
+ * Parses the file's text: a field cascade does not make, or a value, version, `at` or `pending`
+ * it would not write, throws a QuotaFileError naming `file` and the entry. Other members of an
+ * entry are ignored (a later cascade may write more).
+ */
 export function parseKeyChanges(text: string, file: string): SavedOverride[] {
   let root: unknown;
   try {
@@ -81,6 +85,8 @@ export function parseKeyChanges(text: string, file: string): SavedOverride[] {
         file,
         `${name}.version must be a whole number ≥ 0, got ${JSON.stringify(version)}`,
       );
+    // `at`: when a change was made, in files of the first cascade that kept them (its version
+    // was 0 until Redis gave one); now the version itself says when.
     if (at !== undefined && !isWhole(at))
       throw invalid(
         file,
@@ -91,9 +97,8 @@ export function parseKeyChanges(text: string, file: string): SavedOverride[] {
     saved.push({
       field,
       value: value as string,
-      version,
+      version: version === 0 && at !== undefined ? at : version,
       pending: pending === true,
-      ...(at === undefined ? {} : { at }),
     });
   }
   return saved;
@@ -119,7 +124,7 @@ export class KeyChangesWriteError extends CascadeError {
     super(
       'KEY_CHANGES_WRITE_FAILED',
       `cannot write ${path}: ${fileErrorReason(err)}`,
-      `make ${dirname(path)} writable (it holds quotas.json too); the change is in force until a restart`,
+      `${dirname(path)} must be writable by this user and ${path} a file; the change is in force, and the server writes it again every 5 s until it can`,
       { cause: err },
     );
     this.name = 'KeyChangesWriteError';

@@ -33,16 +33,24 @@ describe('KeyOverrideBook', () => {
     expect(budgetOverride(undefined, 500)).toBeUndefined();
   });
 
-  it('sends a change made here until a sync took it, then holds the version Redis gave', () => {
+  it('versions a change by when it was made, and sends it until a sync took it', () => {
     const book = new KeyOverrideBook();
     book.set(FIELD, '1', 1000);
     const first = book.outgoing();
-    expect(first.fields).toEqual([{ field: FIELD, value: '1', version: 0, at: 1000 }]);
+    expect(first.fields).toEqual([{ field: FIELD, value: '1', version: 1000 }]);
     // The sync failed: nothing changes, the change goes again.
     expect(book.outgoing().fields).toEqual(first.fields);
-    expect(book.merge(first, reply(1000, { [FIELD]: [1000, '1'] }))).toEqual([]);
-    expect(book.outgoing()).toMatchObject({ seen: 1000, fields: [] });
+    expect(book.merge(first, reply(7, { [FIELD]: [1000, '1'] }))).toEqual([]);
+    expect(book.outgoing()).toMatchObject({ seen: 7, fields: [] });
     expect(book.entries()).toEqual([{ field: FIELD, value: '1', version: 1000 }]);
+  });
+
+  it('makes a change newer than every version it has seen, whatever its clock says', () => {
+    const book = new KeyOverrideBook();
+    book.merge(book.outgoing(), reply(1, { [FIELD]: [5000, '1'] }));
+    // This process's clock is behind the fleet's: its un-revoke still follows the revoke.
+    book.set(FIELD, '0', 1000);
+    expect(book.outgoing().fields).toEqual([{ field: FIELD, value: '0', version: 5001 }]);
   });
 
   it('keeps a change made while a sync ran, over what that sync read', () => {
@@ -52,7 +60,22 @@ describe('KeyOverrideBook', () => {
     book.set(FIELD, '0', 1000);
     book.merge(sent, reply(1000, { [FIELD]: [1000, '1'] }));
     expect(book.value(FIELD)).toBe('0');
-    expect(book.outgoing().fields).toEqual([{ field: FIELD, value: '0', version: 0, at: 1000 }]);
+    expect(book.outgoing().fields).toEqual([{ field: FIELD, value: '0', version: 1001 }]);
+  });
+
+  it('takes the fleet’s newer change over one made here that waited, and says so', () => {
+    const book = new KeyOverrideBook();
+    book.set(FIELD, '0', 1000);
+    const sent = book.outgoing();
+    // Redis held a change made later elsewhere: it kept that one.
+    const changed = book.merge(sent, reply(9, { [FIELD]: [2000, '1'] }));
+    expect(changed).toEqual([{ field: FIELD, value: '1', version: 2000, before: '0' }]);
+    expect(book.value(FIELD)).toBe('1');
+    expect(book.outgoing().fields).toEqual([]);
+    // Two changes in the same millisecond: Redis's word holds.
+    book.set('budget:web', '5@-', 3000);
+    book.merge(book.outgoing(), reply(10, { 'budget:web': [3000, '6@-'] }));
+    expect(book.value('budget:web')).toBe('6@-');
   });
 
   it('takes a newer version from the fleet and names what changed', () => {
@@ -95,12 +118,12 @@ describe('KeyOverrideBook', () => {
   it('saves what it holds and, restored after a restart, sends what Redis never took and reads the fleet first', () => {
     const book = new KeyOverrideBook();
     book.set(FIELD, '1', 1000);
-    book.merge(book.outgoing(), reply(500, { [FIELD]: [500, '1'] }));
+    book.merge(book.outgoing(), reply(3, { [FIELD]: [1000, '1'] }));
     book.set('budget:web', '750@-', 1000);
     const saved = book.saved();
     expect(saved).toEqual([
-      { field: 'budget:web', value: '750@-', version: 0, pending: true, at: 1000 },
-      { field: FIELD, value: '1', version: 500, pending: false },
+      { field: 'budget:web', value: '750@-', version: 1001, pending: true },
+      { field: FIELD, value: '1', version: 1000, pending: false },
     ]);
 
     const restarted = new KeyOverrideBook();
@@ -108,13 +131,13 @@ describe('KeyOverrideBook', () => {
     expect(restarted.value(FIELD)).toBe('1');
     const push = restarted.outgoing();
     // The pending budget goes as a change made here; the fleet's book is read whatever its clock.
-    expect(push.fields).toEqual([{ field: 'budget:web', value: '750@-', version: 0, at: 1000 }]);
+    expect(push.fields).toEqual([{ field: 'budget:web', value: '750@-', version: 1001 }]);
     expect(push.seen).toBe(-1);
     // Redis came back empty: the revoke it lost is written back under its version next time.
     restarted.merge(push, reply(0, {}));
     expect(restarted.outgoing().fields).toEqual([
-      { field: 'budget:web', value: '750@-', version: 0, at: 1000 },
-      { field: FIELD, value: '1', version: 500 },
+      { field: 'budget:web', value: '750@-', version: 1001 },
+      { field: FIELD, value: '1', version: 1000 },
     ]);
   });
 

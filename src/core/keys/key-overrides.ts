@@ -11,25 +11,22 @@
  * secret put back in the config comes back revoked; a runtime budget names the budget it
  * replaced, so a config whose monthly_credits changed since wins over it.
  *
- * With replicas the book is the fleet's, kept in Redis (cluster/redis-scripts.ts) and synced
- * by every replica: each field carries the version Redis gave it and the newest wins. A change
- * made here is version 0 until a sync writes it; a field Redis lost, or holds older than this
- * book does, is written back at the next sync — the replicas' memory heals a Redis that came
- * back empty, as their floors heal usage.
+ * Each field carries a version: when its change was made, in wall-clock ms — and always above
+ * every version the maker had seen, so a change is newer than anything it was made after,
+ * whatever that process's clock says. The newest version wins everywhere (last writer by when
+ * it wrote). With replicas the book is the fleet's, kept in Redis (cluster/redis-scripts.ts)
+ * and synced by every replica: a sync writes each field this book holds newer than Redis — a
+ * change made here, or one Redis lost or holds older (the replicas' memory heals a Redis that
+ * came back empty, as their floors heal usage) — and takes every field Redis holds newer. So a
+ * change that waited out an outage or a restart still loses to one made after it elsewhere.
  */
 
 /** One field of the book as it travels: to a worker, or to and from Redis. */
 export interface KeyOverride {
   readonly field: string;
   readonly value: string;
-  /** The version Redis gave it (0: made here, not written to Redis yet). */
+  /** When the change was made (wall-clock ms, above every version its maker had seen). */
   readonly version: number;
-  /**
-   * When a change made here (version 0) was made, in wall-clock ms (0: unknown). Redis takes it
-   * only if no newer change to the field reached it meanwhile: a change that waited out an
-   * outage, or a restart, does not undo what the fleet decided after it was made.
-   */
-  readonly at?: number;
 }
 
 /** One field as the process keeps it across restarts (keys/key-changes-file.ts). */
@@ -50,7 +47,7 @@ export type KeyOverrides = readonly KeyOverride[];
 export interface OverridePush {
   /** The clock Redis last answered (0: never read); Redis answers its fields when it moved. */
   readonly seen: number;
-  /** Version 0: a change made here (Redis gives it a version); else a field to write back. */
+  /** Fields Redis should hold: changes made here, and fields it lost or holds older. */
   readonly fields: readonly KeyOverride[];
   /** Which change of each field went (a field changed again meanwhile goes again). */
   readonly marks: ReadonlyMap<string, number>;
@@ -58,7 +55,7 @@ export interface OverridePush {
 
 /** The fleet's book as a sync read it from Redis. */
 export interface OverrideReply {
-  /** The highest version Redis gave (0: it holds none). */
+  /** The book's change counter in Redis (0: it holds none); moves at every write. */
   readonly clock: number;
   readonly fields: ReadonlyMap<string, { readonly version: number; readonly value: string }>;
 }
@@ -66,8 +63,6 @@ export interface OverrideReply {
 interface Entry {
   value: string;
   version: number;
-  /** When it was made here (wall-clock ms; 0: unknown, or not made here). */
-  at: number;
   /** > 0: a change made here, to send (its number); 0: nothing to send. */
   changed: number;
   /** Redis lost this field or holds it older: write it back under its version. */
@@ -106,16 +101,23 @@ export function budgetOverride(
 export class KeyOverrideBook {
   readonly #entries = new Map<string, Entry>();
   #changes = 0;
-  /** The fleet's clock as last read from Redis (0: never; -1: read it at the next sync). */
+  /** Redis's change counter as last read (0: never; -1: read it at the next sync). */
   #seen = 0;
+  /** The highest version this book has held: a change made here goes above it. */
+  #highest = 0;
 
   value(field: string): string | undefined {
     return this.#entries.get(field)?.value;
   }
 
-  /** A change made here at wall-clock `at` (ms): in force at once, sent at the next sync. */
-  set(field: string, value: string, at: number): void {
-    this.#entries.set(field, { value, version: 0, at, changed: ++this.#changes, heal: false });
+  /**
+   * A change made here at wall-clock `now` (ms): in force at once, sent at the next sync. Its
+   * version is `now`, or just above the newest this book has seen if that is later (a clock
+   * behind the fleet's still makes a change newer than the ones it follows).
+   */
+  set(field: string, value: string, now: number): void {
+    const version = Math.max(Math.floor(now), this.#highest + 1);
+    this.#hold(field, { value, version, changed: ++this.#changes, heal: false });
   }
 
   /** Every field (to hand to a worker). */
@@ -126,43 +128,32 @@ export class KeyOverrideBook {
   /** Every field with whether it is still to send, in field order (what is saved to disk). */
   saved(): SavedOverride[] {
     return [...this.#entries]
-      .map(([field, { value, version, at, changed }]) => ({
+      .map(([field, { value, version, changed }]) => ({
         field,
         value,
         version,
         pending: changed > 0,
-        ...(changed > 0 ? { at } : {}),
       }))
       .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   }
 
   /**
-   * Takes the book this process saved before a restart: a field still to send (or never
-   * versioned) goes at the next sync as a change made here; the others keep their versions,
-   * so the fleet's newer word wins and one Redis lost is written back.
+   * Takes the book this process saved before a restart: a change still to send goes at the
+   * next sync (and loses there to any newer one the fleet made meanwhile); the fleet's book is
+   * read at that sync whatever its counter, so a Redis that lost these gets them back.
    */
   restore(saved: readonly SavedOverride[]): void {
     this.#entries.clear();
-    // Read the fleet's book at the first sync whatever its clock: a Redis that lost these
-    // while this process was down (its clock back at 0) must get them back.
     this.#seen = saved.length > 0 ? -1 : 0;
-    for (const { field, value, version, pending, at } of saved) {
-      const fresh = pending || version === 0;
-      this.#entries.set(field, {
-        value,
-        version: fresh ? 0 : version,
-        at: fresh ? (at ?? 0) : 0,
-        changed: fresh ? ++this.#changes : 0,
-        heal: false,
-      });
-    }
+    for (const { field, value, version, pending } of saved)
+      this.#hold(field, { value, version, changed: pending ? ++this.#changes : 0, heal: false });
   }
 
   /** Takes another process's whole book (a worker takes the primary's). */
   replace(overrides: KeyOverrides): void {
     this.#entries.clear();
     for (const { field, value, version } of overrides)
-      this.#entries.set(field, { value, version, at: 0, changed: 0, heal: false });
+      this.#hold(field, { value, version, changed: 0, heal: false });
   }
 
   /** What the next sync sends: the changes made here and the fields Redis must get back. */
@@ -170,18 +161,17 @@ export class KeyOverrideBook {
     const fields: KeyOverride[] = [];
     const marks = new Map<string, number>();
     for (const [field, entry] of this.#entries) {
-      if (entry.changed > 0) fields.push({ field, value: entry.value, version: 0, at: entry.at });
-      else if (entry.heal) fields.push({ field, value: entry.value, version: entry.version });
-      else continue;
+      if (entry.changed === 0 && !entry.heal) continue;
+      fields.push({ field, value: entry.value, version: entry.version });
       marks.set(field, entry.changed);
     }
     return { seen: this.#seen, fields, marks };
   }
 
   /**
-   * Redis's answer to a sync that sent `sent` (`reply` undefined: its clock had not moved and
-   * nothing was sent, so it read nothing). Returns the fields whose value the fleet changed —
-   * a change made here that Redis turned down (a newer one reached it first) among them.
+   * Redis's answer to a sync that sent `sent` (`reply` undefined: its counter had not moved
+   * and nothing was sent, so it read nothing). Returns the fields whose value the fleet changed
+   * here — a change made here that a newer one beat among them.
    */
   merge(sent: OverridePush, reply: OverrideReply | undefined): FleetChange[] {
     for (const [field, mark] of sent.marks) {
@@ -197,18 +187,25 @@ export class KeyOverrideBook {
     for (const [field, theirs] of reply.fields) {
       const ours = this.#entries.get(field);
       if (ours !== undefined && ours.changed > 0) continue;
-      if (ours === undefined || theirs.version > ours.version) {
+      // Newer wins; at the same version (two changes in one millisecond) Redis's word does.
+      const newer =
+        ours === undefined ||
+        theirs.version > ours.version ||
+        (theirs.version === ours.version && theirs.value !== ours.value);
+      if (newer) {
         if (ours?.value !== theirs.value) changed.push({ field, ...theirs, before: ours?.value });
-        this.#entries.set(field, { ...theirs, at: 0, changed: 0, heal: false });
+        this.#hold(field, { ...theirs, changed: 0, heal: false });
       } else if (theirs.version < ours.version) ours.heal = true;
     }
     // Never read as "gone": a field Redis does not hold is one it lost.
-    for (const [field, ours] of this.#entries) {
-      if (ours.changed > 0 || reply.fields.has(field)) continue;
-      if (ours.version > 0) ours.heal = true;
-      else ours.changed = ++this.#changes;
-    }
+    for (const [field, ours] of this.#entries)
+      if (ours.changed === 0 && !reply.fields.has(field)) ours.heal = true;
     this.#seen = reply.clock;
     return changed;
+  }
+
+  #hold(field: string, entry: Entry): void {
+    this.#entries.set(field, entry);
+    if (entry.version > this.#highest) this.#highest = entry.version;
   }
 }
