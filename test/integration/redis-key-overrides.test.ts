@@ -192,6 +192,29 @@ describe.skipIf(missing !== undefined)('client keys’ runtime changes, shared b
     expect(late.call(WEB)).toBe('ok');
   });
 
+  it('a replica whose clock is an hour ahead stamps its changes on Redis’s time: later ones still win', async () => {
+    redis = await startRedis();
+    const prefix = `ko${++prefixCount}`;
+    const a = await replica('a', prefix);
+    const b = await replica('b', prefix);
+    const ahead = await replica('ahead', prefix, KEYS, () => Date.now() + 3_600_000);
+    revoke(ahead, 'web');
+    await ahead.sync();
+    await a.sync();
+    await b.sync();
+    expect(a.call(WEB)).toBe('revoked');
+    // Then, Redis away for A and B: A takes it back, B — later — revokes it again.
+    revoke(a, 'web', false);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    revoke(b, 'web');
+    // A reaches Redis first; B's later revoke holds all the same (no hour-ahead version to tie on).
+    await a.sync();
+    await b.sync();
+    await a.sync();
+    await ahead.sync();
+    for (const each of [a, b, ahead]) expect(each.call(WEB)).toBe('revoked');
+  });
+
   it('a change that waited unsent is turned down when the fleet changed the key after it was made', async () => {
     const {
       prefix,

@@ -23,8 +23,11 @@ import type {
  */
 export interface OverrideChannel {
   outgoing(): OverridePush;
-  /** After a sync that sent `sent` succeeded (`reply` undefined: nothing was read). */
-  incoming(sent: OverridePush, reply: OverrideReply | undefined): void;
+  /**
+   * After a sync that sent `sent` succeeded (`reply` undefined: nothing was read), with
+   * Redis's clock as it ran the sync.
+   */
+  incoming(sent: OverridePush, reply: OverrideReply | undefined, redisNow?: number): void;
 }
 
 /** What a change says in the log: the key's name and what changed, never its fingerprint. */
@@ -34,6 +37,9 @@ function describe({ field, value }: KeyOverride): Record<string, string | number
   const at = value.indexOf('@');
   return { key: name ?? '', budget: at < 0 ? null : Number(value.slice(0, at)) };
 }
+
+/** A replica's clock this far from Redis's is said in the log (once, until it comes back). */
+const CLOCK_WARN_MS = 1000;
 
 /** Says what the fleet changed here; a field first read as the default changes nothing. */
 function logChange(logger: Logger, change: FleetChange, madeHere: boolean): void {
@@ -57,18 +63,33 @@ export function keyOverrideSync(
   /** Called after a sync that sent changes or read the fleet's: the book may need saving. */
   onSynced: () => void = () => undefined,
 ): OverrideChannel {
+  let warnedHealing = false;
+  let warnedClock = false;
   return {
     outgoing() {
       const push = keys.book.outgoing();
-      const healing = push.fields.filter((field) => field.version > 0).length;
-      if (healing > 0)
+      // Fields written back (not changes made here): once per loss, not at every retry.
+      const healing = push.fields.filter((field) => push.marks.get(field.field) === 0).length;
+      if (healing > 0 && !warnedHealing)
         logger.warn(
           { fields: healing },
           'cluster: Redis lost client keys’ runtime changes (revokes, budgets); writing back the ones this replica holds',
         );
+      warnedHealing = healing > 0;
       return push;
     },
-    incoming(sent, reply) {
+    incoming(sent, reply, redisNow) {
+      if (redisNow !== undefined && Number.isFinite(redisNow)) {
+        const offset = keys.alignToFleetClock(redisNow);
+        const off = Math.abs(offset) > CLOCK_WARN_MS;
+        if (off && !warnedClock)
+          logger.warn(
+            { offset_ms: Math.round(offset) },
+            'cluster: this replica’s clock differs from Redis’s; client key changes are stamped on Redis’s time (keep clocks in sync: NTP)',
+          );
+        if (Math.abs(offset) < CLOCK_WARN_MS / 2) warnedClock = false;
+        else if (off) warnedClock = true;
+      }
       const changed = keys.book.merge(sent, reply);
       if (reply !== undefined || sent.fields.length > 0) onSynced();
       if (changed.length === 0) return;

@@ -266,7 +266,7 @@ export class RedisCoordinator {
     if (!this.#stopped)
       for (const { name, reserve } of request)
         this.ledger.armSync(name, earlySyncAt(reserve), this.#syncDue);
-    if (push !== undefined) this.overrides!.incoming(push, result.overrides);
+    if (push !== undefined) this.overrides!.incoming(push, result.overrides, result.redisNow);
     return true;
   }
 

@@ -171,7 +171,7 @@ for n = 0, count - 1 do
   nodes[#nodes + 1] = { name, used, stored_epoch, redis.call('HGETALL', dkey) }
 end
 ${OVERRIDES_LUA}
-return cjson.encode({ alive, nodes, life, overrides })
+return cjson.encode({ alive, nodes, life, overrides, now })
 `;
 
 /** Zeroes usage in a new epoch; heal level and reserves go with it (a reset is not a loss). */

@@ -51,6 +51,8 @@ export interface SyncResult {
   readonly life: string;
   /** Client keys' runtime changes, when read (the clock moved, or some were sent). */
   readonly overrides?: OverrideReply;
+  /** Redis's clock when it ran the sync (ms since the epoch). */
+  readonly redisNow: number;
 }
 
 /** The part of the Redis client this store uses (node-redis). */
@@ -173,6 +175,7 @@ export class RedisStore {
       Array<[string, number, number, string[] | Record<string, never>]>,
       string,
       unknown,
+      number,
     ];
     const states = new Map<string, NodeState>();
     reply[1].forEach(([, used, epoch, flat], i) => {
@@ -182,7 +185,13 @@ export class RedisStore {
     });
     const members = Array.isArray(reply[0]) ? reply[0] : [];
     const read = overridesOf(reply[3]);
-    return { members, nodes: states, life: reply[2], ...(read ? { overrides: read } : {}) };
+    return {
+      members,
+      nodes: states,
+      life: reply[2],
+      ...(read ? { overrides: read } : {}),
+      redisNow: Number(reply[4]),
+    };
   }
 
   /** Zeroes the usage of `nodes` in their periods (a new epoch every replica sees). */

@@ -50,7 +50,11 @@ export class KeyChangesStore {
    */
   saveNow(logger: Logger): Promise<void> {
     const done = this.save();
-    done.catch(() => this.#retryLater(logger));
+    done.catch((err: unknown) => {
+      // The caller reported this failure; the retry that succeeds says so.
+      this.#lastError = (err as Error).message;
+      this.#retryLater(logger);
+    });
     return done;
   }
 
