@@ -72,6 +72,8 @@ async function replica(
   keysConfig = KEYS,
   /** The replica's wall clock (a test may set it behind the others'). */
   wall: () => number = Date.now,
+  /** What the replica does before its first sync (a change made before it reached Redis). */
+  before: (keys: ClientKeys) => void = () => undefined,
 ): Promise<Replica> {
   const cluster = clusterConfig(id, prefix);
   const clock = new ManualClock(0, WALL);
@@ -79,6 +81,7 @@ async function replica(
   // Changes are stamped with when they were made, on the clock Redis versions them by: the
   // real one (WALL is today, so the manual clock's billing period is the real one too).
   const keys = new ClientKeys(keysConfig, true, clock, wall);
+  before(keys);
   const { store, trySync } = await steppedStore(cluster, clock);
   const target: ShareTarget = {
     nodes: () =>
@@ -213,6 +216,38 @@ describe.skipIf(missing !== undefined)('client keys’ runtime changes, shared b
     await a.sync();
     await ahead.sync();
     for (const each of [a, b, ahead]) expect(each.call(WEB)).toBe('revoked');
+  });
+
+  it('a change made an hour ahead before the replica reached Redis is restamped on Redis’s time', async () => {
+    redis = await startRedis();
+    const prefix = `ko${++prefixCount}`;
+    const a = await replica('a', prefix);
+    const b = await replica('b', prefix);
+    revoke(a, 'web');
+    await a.sync();
+    await b.sync();
+    // Started while Redis was away, an hour ahead: it takes the revoke back before its first sync.
+    const ahead = await replica(
+      'ahead',
+      prefix,
+      KEYS,
+      () => Date.now() + 3_600_000,
+      (keys) => keys.setRevoked(keys.byName('web')!, false),
+    );
+    await ahead.sync();
+    await a.sync();
+    await b.sync();
+    expect(a.call(WEB)).toBe('ok');
+    // Then A and B, Redis away: A revokes, B — later — takes it back; A reaches Redis first.
+    revoke(a, 'web');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    revoke(b, 'web', false);
+    await a.sync();
+    await b.sync();
+    await a.sync();
+    await ahead.sync();
+    // B's later change holds: no hour-ahead version made the two tie.
+    for (const each of [a, b, ahead]) expect(each.call(WEB)).toBe('ok');
   });
 
   it('a change that waited unsent is turned down when the fleet changed the key after it was made', async () => {

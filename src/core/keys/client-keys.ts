@@ -48,8 +48,6 @@ export class ClientKeys {
   readonly unkeyed = new Map<string, number>();
   /** The operator's runtime changes (revoke, budget): this process's, or the fleet's. */
   readonly book = new KeyOverrideBook();
-  /** Redis's clock minus this process's, as the last sync read it (0: alone, or not yet). */
-  #fleetOffset = 0;
   /**
    * Workers or replicas: the shared ledger keys' usage is counted in (the primary's, or the one
    * synced with Redis), and the fleet-wide reset.
@@ -264,17 +262,10 @@ export class ClientKeys {
 
   /**
    * Takes Redis's clock as read by a sync (replicas): changes made here are stamped on it from
-   * then on, so replicas whose clocks disagree still order their changes by when they were
-   * made. Returns the offset (Redis's clock minus this process's).
+   * then on (key-overrides.ts `align`). Returns the offset (Redis's clock minus this process's).
    */
   alignToFleetClock(redisNow: number): number {
-    this.#fleetOffset = redisNow - this.wallNow();
-    return this.#fleetOffset;
-  }
-
-  /** Now, on the fleet's clock (this process's until a sync has read Redis's). */
-  #changeTime(): number {
-    return this.wallNow() + this.#fleetOffset;
+    return this.book.align(redisNow, this.wallNow());
   }
 
   /** Revokes the key's secret (or takes the revoke back): in force here at once. */
@@ -282,7 +273,7 @@ export class ClientKeys {
     this.book.set(
       revokeField(state.name, state.config.sha256),
       revoked ? '1' : '0',
-      this.#changeTime(),
+      this.wallNow(),
     );
     if (this.#applyBook(state)) this.#changed();
   }
@@ -292,7 +283,7 @@ export class ClientKeys {
     this.book.set(
       budgetField(state.name),
       budgetValue(credits, state.config.monthlyCredits),
-      this.#changeTime(),
+      this.wallNow(),
     );
     this.#applyBook(state);
   }

@@ -19,6 +19,13 @@ function reply(clock: number, fields: Record<string, [number, string]>): Overrid
   };
 }
 
+/** A replica's book that has read Redis's clock (the same as its own). */
+function aligned(): KeyOverrideBook {
+  const book = new KeyOverrideBook();
+  book.align(0, 0);
+  return book;
+}
+
 describe('KeyOverrideBook', () => {
   it('names a revoke by the secret: a rotated key is another field', () => {
     expect(FIELD).toBe(`revoke:web:${SHA.slice(0, 16)}`);
@@ -34,7 +41,7 @@ describe('KeyOverrideBook', () => {
   });
 
   it('versions a change by when it was made, and sends it until a sync took it', () => {
-    const book = new KeyOverrideBook();
+    const book = aligned();
     book.set(FIELD, '1', 1000);
     const first = book.outgoing();
     expect(first.fields).toEqual([{ field: FIELD, value: '1', version: 1000 }]);
@@ -46,7 +53,7 @@ describe('KeyOverrideBook', () => {
   });
 
   it('makes a change newer than every version it has seen, whatever its clock says', () => {
-    const book = new KeyOverrideBook();
+    const book = aligned();
     book.merge(book.outgoing(), reply(1, { [FIELD]: [5000, '1'] }));
     // This process's clock is behind the fleet's: its un-revoke still follows the revoke.
     book.set(FIELD, '0', 1000);
@@ -54,7 +61,7 @@ describe('KeyOverrideBook', () => {
   });
 
   it('keeps a change made while a sync ran, over what that sync read', () => {
-    const book = new KeyOverrideBook();
+    const book = aligned();
     book.set(FIELD, '1', 1000);
     const sent = book.outgoing();
     book.set(FIELD, '0', 1000);
@@ -64,7 +71,7 @@ describe('KeyOverrideBook', () => {
   });
 
   it('takes the fleet’s newer change over one made here that waited, and says so', () => {
-    const book = new KeyOverrideBook();
+    const book = aligned();
     book.set(FIELD, '0', 1000);
     const sent = book.outgoing();
     // Redis held a change made later elsewhere: it kept that one.
@@ -79,7 +86,7 @@ describe('KeyOverrideBook', () => {
   });
 
   it('takes a newer version from the fleet and names what changed', () => {
-    const book = new KeyOverrideBook();
+    const book = aligned();
     book.merge(book.outgoing(), reply(1000, { [FIELD]: [1000, '1'] }));
     const changed = book.merge(book.outgoing(), reply(2000, { [FIELD]: [2000, '0'] }));
     expect(changed).toEqual([{ field: FIELD, value: '0', version: 2000, before: '1' }]);
@@ -87,7 +94,7 @@ describe('KeyOverrideBook', () => {
   });
 
   it('writes back what Redis lost or holds older, never reading a missing field as gone', () => {
-    const book = new KeyOverrideBook();
+    const book = aligned();
     const budget = 'budget:web';
     book.merge(book.outgoing(), reply(2000, { [FIELD]: [1000, '1'], [budget]: [2000, '5@-'] }));
     // Redis came back empty.
@@ -116,7 +123,7 @@ describe('KeyOverrideBook', () => {
   });
 
   it('saves what it holds and, restored after a restart, sends what Redis never took and reads the fleet first', () => {
-    const book = new KeyOverrideBook();
+    const book = aligned();
     book.set(FIELD, '1', 1000);
     book.merge(book.outgoing(), reply(3, { [FIELD]: [1000, '1'] }));
     book.set('budget:web', '750@-', 1000);
@@ -129,6 +136,9 @@ describe('KeyOverrideBook', () => {
     const restarted = new KeyOverrideBook();
     restarted.restore(saved);
     expect(restarted.value(FIELD)).toBe('1');
+    // The first sync sends no change made here: it reads Redis's clock first.
+    expect(restarted.outgoing().fields).toEqual([]);
+    restarted.align(2000, 2000);
     const push = restarted.outgoing();
     // The pending budget goes as a change made here; the fleet's book is read whatever its clock.
     expect(push.fields).toEqual([{ field: 'budget:web', value: '750@-', version: 1001 }]);
@@ -148,5 +158,28 @@ describe('KeyOverrideBook', () => {
     expect(changed).toEqual([{ field: FIELD, value: '0', version: 900, before: '1' }]);
     expect(restarted.value(FIELD)).toBe('0');
     expect(restarted.outgoing().fields).toEqual([]);
+  });
+
+  it('restamps changes made before it read Redis’s clock, and brings back a change stamped ahead of it', () => {
+    const book = new KeyOverrideBook();
+    book.merge(book.outgoing(), reply(1, { [FIELD]: [10_000, '1'] }));
+    // This process's clock is an hour ahead; Redis's clock unknown yet: stamped on its own.
+    book.set(FIELD, '0', 3_600_000 + 20_000);
+    expect(book.outgoing().fields).toEqual([]);
+    book.align(20_500, 3_600_000 + 20_500);
+    expect(book.outgoing().fields).toEqual([{ field: FIELD, value: '0', version: 20_000 }]);
+    // Later changes go on Redis's clock straight away.
+    book.set('budget:web', '5@-', 3_600_000 + 30_000);
+    expect(book.outgoing().fields).toContainEqual({
+      field: 'budget:web',
+      value: '5@-',
+      version: 30_000,
+    });
+
+    // A change saved by a process whose clock was ahead, restored by this one: brought back.
+    const restarted = new KeyOverrideBook();
+    restarted.restore([{ field: FIELD, value: '0', version: 3_650_000, pending: true }]);
+    restarted.align(50_000, 50_000);
+    expect(restarted.outgoing().fields).toEqual([{ field: FIELD, value: '0', version: 50_000 }]);
   });
 });

@@ -67,7 +67,17 @@ interface Entry {
   changed: number;
   /** Redis lost this field or holds it older: write it back under its version. */
   heal: boolean;
+  /**
+   * A change made here before this process had read Redis's clock: stamped on its own clock,
+   * restamped on Redis's at the first sync (never below `floor`) before it is sent.
+   */
+  unaligned?: boolean;
+  /** The least version the change may have: above every version seen when it was made. */
+  floor?: number;
 }
+
+/** A change stamped further than this past Redis's clock was stamped by a clock ahead. */
+const FUTURE_TOLERANCE_MS = 1000;
 
 /** Digits of a key's SHA-256 that name its secret in a revoke (64 bits: no collision to fear). */
 const FINGERPRINT_HEX = 16;
@@ -105,6 +115,8 @@ export class KeyOverrideBook {
   #seen = 0;
   /** The highest version this book has held: a change made here goes above it. */
   #highest = 0;
+  /** Redis's clock minus this process's, once a sync has read it (undefined: not yet, or alone). */
+  #offset: number | undefined = undefined;
 
   value(field: string): string | undefined {
     return this.#entries.get(field)?.value;
@@ -116,8 +128,34 @@ export class KeyOverrideBook {
    * behind the fleet's still makes a change newer than the ones it follows).
    */
   set(field: string, value: string, now: number): void {
-    const version = Math.max(Math.floor(now), this.#highest + 1);
-    this.#hold(field, { value, version, changed: ++this.#changes, heal: false });
+    const floor = this.#highest + 1;
+    const version = Math.max(Math.floor(now + (this.#offset ?? 0)), floor);
+    const unaligned = this.#offset === undefined;
+    this.#hold(field, { value, version, changed: ++this.#changes, heal: false, unaligned, floor });
+  }
+
+  /**
+   * Takes Redis's clock as a sync read it (`now`: this process's clock then); returns the
+   * offset. From then on changes are stamped on Redis's clock, so replicas whose clocks
+   * disagree still order their changes by when they were made. At the first reading, changes
+   * made before it are restamped on Redis's clock, and a waiting change stamped past Redis's
+   * clock (a clock ahead, before a restart) is brought back to it — before any is sent.
+   */
+  align(redisNow: number, now: number): number {
+    const offset = redisNow - now;
+    if (this.#offset === undefined) {
+      for (const entry of this.#entries.values()) {
+        if (entry.changed === 0) continue;
+        if (entry.unaligned)
+          entry.version = Math.max(Math.floor(entry.version + offset), entry.floor ?? 0);
+        else if (entry.version > redisNow + FUTURE_TOLERANCE_MS)
+          entry.version = Math.max(Math.floor(redisNow), entry.floor ?? 0);
+        entry.unaligned = false;
+      }
+      this.#highest = Math.max(0, ...[...this.#entries.values()].map((entry) => entry.version));
+    }
+    this.#offset = offset;
+    return offset;
   }
 
   /** Every field (to hand to a worker). */
@@ -162,6 +200,8 @@ export class KeyOverrideBook {
     const marks = new Map<string, number>();
     for (const [field, entry] of this.#entries) {
       if (entry.changed === 0 && !entry.heal) continue;
+      // A change made here waits for the first reading of Redis's clock (see `align`).
+      if (entry.changed > 0 && this.#offset === undefined) continue;
       fields.push({ field, value: entry.value, version: entry.version });
       marks.set(field, entry.changed);
     }
