@@ -13,9 +13,7 @@ import { coordinatedNodes } from '../../src/core/cluster/coordinated-nodes.js';
 import { keyOverrideSync } from '../../src/core/cluster/key-override-sync.js';
 import { RedisCoordinator, type ShareTarget } from '../../src/core/cluster/redis-coordinator.js';
 import type { ClusterConfig } from '../../src/core/config/types.js';
-import { keyHash } from '../../src/core/config/key-secret.js';
 import { ClientKeys, isRefusal } from '../../src/core/keys/client-keys.js';
-import { revokeField } from '../../src/core/keys/key-overrides.js';
 import { keyPeriods } from '../../src/core/keys/key-periods.js';
 import { SharedUsageLedger } from '../../src/core/quota/shared-usage-ledger.js';
 import { clientKey, keysOf } from '../support/client-keys.js';
@@ -145,6 +143,13 @@ async function fleet(): Promise<{ prefix: string; replicas: Replica[] }> {
   return { prefix, replicas };
 }
 
+/** Two replicas on a fresh Redis and prefix. */
+async function pair(): Promise<{ prefix: string; a: Replica; b: Replica }> {
+  redis = await startRedis();
+  const prefix = `ko${++prefixCount}`;
+  return { prefix, a: await replica('a', prefix), b: await replica('b', prefix) };
+}
+
 /** The keys hash in Redis, without its clock. */
 function storedFields(prefix: string): Record<string, string> {
   const flat = redis!.cli('HGETALL', `${prefix}:keys`).split('\n').filter(Boolean);
@@ -158,6 +163,25 @@ function revoke(at: Replica, name: string, revoked = true): void {
   at.keys.setRevoked(at.keys.byName(name)!, revoked);
 }
 
+/**
+ * Two changes to web while Redis is away for both: `first` sets the opposite of `revoked`,
+ * then `later`, 200 ms on, sets `revoked`; `first` reaches Redis first, then `later`, then
+ * `first` and `others` read the outcome.
+ */
+async function raceDuringOutage(
+  first: Replica,
+  later: Replica,
+  revoked: boolean,
+  others: readonly Replica[] = [],
+): Promise<void> {
+  revoke(first, 'web', !revoked);
+  // Each replica stamps on Redis's clock as its last sync read it, to within that reply's
+  // delay: on a busy machine tens of ms. Changes closer than that are concurrent.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  revoke(later, 'web', revoked);
+  for (const each of [first, later, first, ...others]) await each.sync();
+}
+
 describe.skipIf(missing !== undefined)('client keys’ runtime changes, shared by replicas', () => {
   it('two changes made while Redis was away: the later-made wins, whichever replica syncs first', async () => {
     const {
@@ -166,14 +190,9 @@ describe.skipIf(missing !== undefined)('client keys’ runtime changes, shared b
     revoke(a!, 'web');
     await a!.sync();
     await b!.sync();
-    // Neither syncs: A takes the revoke back, then B — later — revokes it again.
-    revoke(a!, 'web', false);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    revoke(b!, 'web');
-    // A reaches Redis first, B after: B's later revoke holds everywhere.
-    await a!.sync();
-    await b!.sync();
-    await a!.sync();
+    // Neither syncs: A takes the revoke back, then B — later — revokes it again; A reaches
+    // Redis first, B after: B's later revoke holds everywhere.
+    await raceDuringOutage(a!, b!, true);
     expect(a!.call(WEB)).toBe('revoked');
     expect(b!.call(WEB)).toBe('revoked');
   });
@@ -196,33 +215,21 @@ describe.skipIf(missing !== undefined)('client keys’ runtime changes, shared b
   });
 
   it('a replica whose clock is an hour ahead stamps its changes on Redis’s time: later ones still win', async () => {
-    redis = await startRedis();
-    const prefix = `ko${++prefixCount}`;
-    const a = await replica('a', prefix);
-    const b = await replica('b', prefix);
+    const { prefix, a, b } = await pair();
     const ahead = await replica('ahead', prefix, KEYS, () => Date.now() + 3_600_000);
     revoke(ahead, 'web');
     await ahead.sync();
     await a.sync();
     await b.sync();
     expect(a.call(WEB)).toBe('revoked');
-    // Then, Redis away for A and B: A takes it back, B — later — revokes it again.
-    revoke(a, 'web', false);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    revoke(b, 'web');
-    // A reaches Redis first; B's later revoke holds all the same (no hour-ahead version to tie on).
-    await a.sync();
-    await b.sync();
-    await a.sync();
-    await ahead.sync();
+    // Then, Redis away for A and B: A takes it back, B — later — revokes it again; A reaches
+    // Redis first, and B's later revoke holds all the same (no hour-ahead version to tie on).
+    await raceDuringOutage(a, b, true, [ahead]);
     for (const each of [a, b, ahead]) expect(each.call(WEB)).toBe('revoked');
   });
 
   it('a change made an hour ahead before the replica reached Redis is restamped on Redis’s time', async () => {
-    redis = await startRedis();
-    const prefix = `ko${++prefixCount}`;
-    const a = await replica('a', prefix);
-    const b = await replica('b', prefix);
+    const { prefix, a, b } = await pair();
     revoke(a, 'web');
     await a.sync();
     await b.sync();
@@ -239,13 +246,7 @@ describe.skipIf(missing !== undefined)('client keys’ runtime changes, shared b
     await b.sync();
     expect(a.call(WEB)).toBe('ok');
     // Then A and B, Redis away: A revokes, B — later — takes it back; A reaches Redis first.
-    revoke(a, 'web');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    revoke(b, 'web', false);
-    await a.sync();
-    await b.sync();
-    await a.sync();
-    await ahead.sync();
+    await raceDuringOutage(a, b, false, [ahead]);
     // B's later change holds: no hour-ahead version made the two tie.
     for (const each of [a, b, ahead]) expect(each.call(WEB)).toBe('ok');
   });
@@ -263,13 +264,13 @@ describe.skipIf(missing !== undefined)('client keys’ runtime changes, shared b
     revoke(a!, 'web', false);
     expect(a!.call(WEB)).toBe('ok');
     // … while B revokes it again, later, and that reaches Redis first.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 200));
     revoke(b!, 'web');
     await b!.sync();
     // A's older un-revoke does not undo B's newer revoke: Redis keeps it, A reads it.
     await a!.sync();
     expect(a!.call(WEB)).toBe('revoked');
-    expect(storedFields(prefix)[revokeField('web', keyHash(WEB))]).toBe('1');
+    expect(storedFields(prefix)[`revoke:web:${keyFingerprint(WEB)}`]).toBe('1');
     await b!.sync();
     expect(b!.call(WEB)).toBe('revoked');
 
