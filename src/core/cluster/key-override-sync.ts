@@ -38,6 +38,29 @@ function describe({ field, value }: KeyOverride): Record<string, string | number
   return { key: name ?? '', budget: at < 0 ? null : Number(value.slice(0, at)) };
 }
 
+/** How long the most precise reading of Redis's clock is kept over later, less precise ones. */
+const CLOCK_SAMPLE_MS = 30_000;
+
+/**
+ * Redis's clock as this replica knows it: each sync's reading (Redis's time as it ran the
+ * script) against the midpoint of the sync's round trip here, keeping the reading whose round
+ * trip was shortest — a sync whose answer waited on a busy event loop says little about the
+ * offset — unless it is older than CLOCK_SAMPLE_MS (clocks drift).
+ */
+class FleetClock {
+  #best: { rtt: number; offset: number; at: number } | undefined;
+
+  /** Takes a reading; returns the offset in force (Redis's clock minus this process's). */
+  sample(redisNow: number, sentAt: number, receivedAt: number): number {
+    const rtt = Math.max(0, receivedAt - sentAt);
+    const offset = redisNow - (sentAt + receivedAt) / 2;
+    const best = this.#best;
+    if (best === undefined || rtt <= best.rtt || receivedAt - best.at > CLOCK_SAMPLE_MS)
+      this.#best = { rtt, offset, at: receivedAt };
+    return this.#best!.offset;
+  }
+}
+
 /** A replica's clock this far from Redis's is said in the log (once, until it comes back). */
 const CLOCK_WARN_MS = 1000;
 
@@ -65,8 +88,12 @@ export function keyOverrideSync(
 ): OverrideChannel {
   let warnedHealing = false;
   let warnedClock = false;
+  /** When the sync now running was sent (this process's clock). */
+  let sentAt = 0;
+  const fleetClock = new FleetClock();
   return {
     outgoing() {
+      sentAt = keys.wallClock();
       const push = keys.book.outgoing();
       // Fields written back (not changes made here): once per loss, not at every retry.
       const healing = push.fields.filter((field) => push.marks.get(field.field) === 0).length;
@@ -80,7 +107,8 @@ export function keyOverrideSync(
     },
     incoming(sent, reply, redisNow) {
       if (redisNow !== undefined && Number.isFinite(redisNow)) {
-        const offset = keys.alignToFleetClock(redisNow);
+        const offset = fleetClock.sample(redisNow, sentAt, keys.wallClock());
+        keys.alignToFleetClock(offset);
         const off = Math.abs(offset) > CLOCK_WARN_MS;
         if (off && !warnedClock)
           logger.warn(

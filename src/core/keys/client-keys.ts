@@ -262,10 +262,16 @@ export class ClientKeys {
 
   /**
    * Takes Redis's clock as read by a sync (replicas): changes made here are stamped on it from
-   * then on (key-overrides.ts `align`). Returns the offset (Redis's clock minus this process's).
+   * then on (key-overrides.ts `align`); `offset` is Redis's clock minus this process's.
    */
-  alignToFleetClock(redisNow: number): number {
-    return this.book.align(redisNow, this.wallNow());
+  alignToFleetClock(offset: number): void {
+    const now = this.wallNow();
+    this.book.align(now + offset, now);
+  }
+
+  /** This process's wall clock (ms), as it stamps changes before any offset. */
+  wallClock(): number {
+    return this.wallNow();
   }
 
   /** Revokes the key's secret (or takes the revoke back): in force here at once. */

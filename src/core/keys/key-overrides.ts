@@ -135,7 +135,7 @@ export class KeyOverrideBook {
   }
 
   /**
-   * Takes Redis's clock as a sync read it (`now`: this process's clock then); returns the
+   * Takes Redis's clock (`redisNow`, as this process's clock reads `now`); returns the
    * offset. From then on changes are stamped on Redis's clock, so replicas whose clocks
    * disagree still order their changes by when they were made. At the first reading, changes
    * made before it are restamped on Redis's clock, and a waiting change stamped past Redis's
